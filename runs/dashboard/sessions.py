@@ -131,6 +131,7 @@ class MoveFilter:
     words: str
     count: int
     means: str = ""
+    short: str = ""  # its words on a phone (states.MOVE_FILTER_SHORT); "" to show `words` there too
 
 
 def sections(page: SessionPage) -> list[Section]:
@@ -150,8 +151,8 @@ def _all_in_one_group(page: SessionPage) -> bool:
 
 def git_in_view(page: SessionPage) -> bool:
     """Whether some session on this page recorded a git branch, so that one is in view (its column, or its group's
-    heading): then the list says "git branch" for git's and "run branches" for WorkRail's, never a bare "branch"
-    beside the other (friction16a 1: "4 branches" beside "Git branch" read as four git branches)."""
+    heading). WorkRail's own column says "Run branches" on every listing (friction16a 1: "4 branches" beside "Git
+    branch" read as four git branches; friction25a 7: so did a bare "Branches" under a git branch's heading)."""
     return any(s.git_branch for s in page.items)
 
 
@@ -221,6 +222,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             words,
             counts[name],
             f"{states.MOVE_FILTER_MEANS[name]}{f' ({reasons})' if name == 'yours' and reasons else ''}.",
+            states.MOVE_FILTER_SHORT[name],
         )
         for name, words in states.MOVE_FILTERS.items()
     ]
@@ -254,7 +256,6 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             # branches' always (friction22a A7: a column that came and went between listings, blank for "1"), and
             # the git branch's when a row has one and the group headings do not name it.
             "git_column": git_branch_column(page),
-            "branches_words": "Run branches" if git_in_view(page) else "Branches",
             "columns": 6 + page.has_owners + git_branch_column(page),
             "groups": GROUPS,
             "default_group": usual_group,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "tell"]
+ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "reply", "tell"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ ACTIONS: dict[ActionName, Action] = {
     "branch": Action("redo with changed inputs"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
+    "reply": Action("review and reply"),  # a confirmation's panel: read what to approve, copy a reply
     "tell": Action("tell the agent"),
 }
 

@@ -348,9 +348,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
 
 
 # The places whose run page has a panel saying what to do (its id: the place, then the branch's number).
-_PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled"})
+_PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled", "waiting_for_user"})
 # friction16a 7: "yours from Nov 30, 12:25 AM" read as cryptic; the row says the same moment as a condition
 # (friction18a 11: "your move in 29 min if the agent has not resent it" was hard to parse).
+# friction25b 14: "has not resent it" left "it" vague in a row; it names the refused step.
 BECOMES_YOURS = "becomes your move "
 IF_NO_RETRY = " if the agent does not retry"
 
@@ -360,7 +361,7 @@ def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | N
     when it becomes yours (the words, the words around the moment, the moment); once yours, why: how long the
     agent has not resent it. The same moments as the blocked panel's (hand_over_at, quiet_minutes)."""
     if move == "yours":
-        return f"the agent has not resent it for {quiet_minutes(last_try)} min", None, None
+        return f"the agent has not resent the refused step for {quiet_minutes(last_try)} min", None, None
     at = hand_over_at(last_try)
     # friction17a 4: "your move in 28 min", not a clock in a list that is otherwise relative.
     around = Timed(BECOMES_YOURS, IF_NO_RETRY, "in")

@@ -203,9 +203,9 @@ class LegendEntry:
     words: str
     tag: str = ""  # a branch state's word, as its tag on the card reads
     in_sight: bool = False  # a mark no word on the card explains (IN_SIGHT): its key stands beside the drawing
-    # A branch state whose meaning the drawing's one rule already says (FILL_SAID: a fill and a dashed border):
-    # behind the "?" on a phone only, whose list draws no cards (friction24a 5).
-    phone_only: bool = False
+    # A branch state whose meaning the drawing's one rule already says (FILL_SAID: a fill and a dashed border),
+    # on the drawing and the phone's list alike (friction24a 5, friction25b 4): not said again behind the "?".
+    said_by_rule: bool = False
 
     @property
     def name(self) -> str:
@@ -228,10 +228,15 @@ class LegendEntry:
         return CARD_CLASSES.get(self.key, self.key)
 
     @property
+    def listed(self) -> bool:
+        """A fill or border the phone's list draws too, on each step's mark (LISTED_MARKS): its key on a phone."""
+        return self.key in LISTED_MARKS
+
+    @property
     def drawing_only(self) -> bool:
-        """A mark only the drawing holds (a card's fill or border, a line, a lane's name): the phone's list, which
+        """A mark only the drawing holds (a card's other borders, a line, a lane's name): the phone's list, which
         replaces the drawing, has none of them. A branch state's entry is not: the list names each branch's."""
-        return not self.tag and self.swatch in ("card", "line", "lane")
+        return not self.tag and not self.listed and self.swatch in ("card", "line", "lane")
 
 
 # The state of a branch, drawn on its tip: the key (a class name), the dashboard's state it is, and the word its
@@ -278,6 +283,9 @@ CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreac
 # (green), current (blue), not reached (grey). The branch states the rule says are keyed by it, not by their pill's
 # word: the "?" says their word's meaning on a phone alone, whose list draws no card.
 FILL_SAID = frozenset({"running", "left-behind"})
+# The rule's fills and border that the phone's list draws on each step's mark, a small card (friction25b 4: its
+# round dots and rings read as radio buttons, and no key said them): the "?" keys them on a phone too.
+LISTED_MARKS = frozenset({"answered", "pending", "unreached", "aside"})
 # The states whose branch no agent works on any more: their tip's card is dashed and grey (not reached).
 NOBODY_STATES = frozenset({"left-behind", "canceled"})
 
@@ -382,7 +390,7 @@ def legend(
             state_legend(graph, key),
             STATE_WORDS[key],
             in_sight=key not in DRAWN_AS_ANSWERED and not (ruled and key in FILL_SAID | NOBODY_STATES),
-            phone_only=ruled and key in FILL_SAID,
+            said_by_rule=ruled and key in FILL_SAID,
         )
         for key in STATE_LEGEND
         if key in drawn

@@ -94,6 +94,12 @@ class BranchSection:
     resume_href: str = ""
 
     @property
+    def aside(self) -> bool:
+        """No agent works on it any more (left behind, canceled): its rows' marks are dashed, as the drawing's
+        cards of such a branch (graph_drawing.NOBODY_STATES; friction25b 4)."""
+        return any(graph_drawing.STATE_NAMES[key] == self.state for key in graph_drawing.NOBODY_STATES)
+
+    @property
     def box_rows(self) -> list[StepRow]:
         """The rows its box lists: every row, but where its answered steps are listed below, its last alone:
         where the branch stands now, its pending step (friction17a 15: the box never said it)."""

@@ -159,9 +159,15 @@ def word(state: str, move: Move) -> str:
 
 
 # What the person does when the move is theirs and the row's where-line does not already say it ("waiting for
-# your confirmation", "waiting for something only you can give" do): the sessions list ends the line with it, the
-# one place a row tells the move, now that the pill says only whose it is (friction14 1).
-YOUR_ACTIONS: dict[StateName, actions.ActionName] = {"paused": "resume", "stalled": "resume", "blocked": "resume"}
+# something only you can give" does): the sessions list ends the line with it, a link to the run's panel, the
+# one place a row tells the move, now that the pill says only whose it is (friction14 1). A confirmation's row
+# links its panel too (friction25a 10: the commonest "your move" had the least direct path).
+YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
+    "paused": "resume",
+    "stalled": "resume",
+    "blocked": "resume",
+    "needs_you": "reply",
+}
 
 
 def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
@@ -262,6 +268,9 @@ YOURS_ALWAYS: tuple[StateName, ...] = tuple(state for state in ORDER if MOVES[st
 # The sessions list's filters by whose move, in its order, and what each gathers (its tooltip): the rows whose
 # pill has that colour.
 MOVE_FILTERS: dict[Move, str] = {"yours": YOUR_MOVE, "agents": NEXT_MOVE_WORDS["agents"], "nobody": "Nothing to do"}
+# The same filters in a word, as a phone shows them so that the four fit one row at 390 px (friction25a 15, 25b 15:
+# they wrapped to two rows of tall pills); the words above stay for screen readers and wider screens.
+MOVE_FILTER_SHORT: dict[Move, str] = {"yours": "Yours", "agents": "Agent's", "nobody": "Nothing"}
 MOVE_FILTER_MEANS: dict[Move, str] = {
     "yours": "The sessions waiting for you: to confirm a step, to resume a paused or stalled agent, or to"
     " restart a blocked one that has stopped",

@@ -158,6 +158,10 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(page.locator("#files-title")).to_contain_text("2 changed files")
     expect(fields.get_by_role("link", name="2 changed files")).to_have_attribute("href", "#files-fold")
     expect(page.locator("details#files-fold")).to_have_count(1)  # folds.js opens it on a link into it
+    # The step that recorded it keeps its "Artifacts" row in the steps list at every size, its step folded or
+    # not on a phone (friction25b 3: it was inside the phone's fold).
+    step_artifacts = page.locator("ol.steps li.step", has_text="Clarify Goal").locator("details.recorded-artifacts")
+    expect(step_artifacts.locator(":scope > summary")).to_be_visible()
     handoff.scroll_into_view_if_needed()
     keep_screenshot(page, "handoff")
     assert_fits(page)

@@ -347,6 +347,31 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         skipped_row = listed.locator(".gl-branch").nth(2).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
         expect(skipped_row.locator(".gl-title")).to_have_text("Trace the Impact Beyond the Diff")
+        # Each step's mark is the drawing's card in small, not a round dot or ring that reads as a radio button;
+        # dashed on a branch no agent works on (friction25b 4), and the "?" keys those fills on a phone too.
+        marks = listed.locator(".gl-step:not(.skipped) .gl-dot")
+        shapes = marks.evaluate_all(
+            "ms => ms.map(m => [getComputedStyle(m).borderTopLeftRadius, getComputedStyle(m).borderTopStyle,"
+            " m.closest('.gl-branch').classList.contains('aside'), m.getBoundingClientRect().width])"
+        )
+        assert shapes and all(
+            radius == "3px" and style == ("dashed" if aside else "solid") and width > 12
+            for radius, style, aside, width in shapes
+        ), shapes
+        assert {aside for *_, aside, _ in shapes} == {True, False}
+        sized_page.locator("#graph-help > summary").click()
+        key = sized_page.locator("#graph-help li.listed")
+        expect(key).to_have_text(
+            [
+                "green fill: answered",
+                "blue fill: current, the step the agent works on",
+                "grey fill: not reached",
+                "dashed border: no agent works on that branch any more",
+            ]
+        )
+        for swatch in key.locator("svg.swatch").all():
+            expect(swatch).to_be_visible()
+        sized_page.locator("#graph-help > summary").click()
         redone = listed.locator(".gl-branch").nth(1).locator(".gl-notes").first
         expect(redone).to_have_text("↺ redone")
         assert (
@@ -398,7 +423,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(first.locator(".gl-step:not(.tip) .gl-dot.dot-done")).to_have_count(
             first.locator(".gl-step:not(.skipped)").count() - 1
         )
-        colour = first.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).backgroundColor")
+        # its outline, as the drawing's card (its fill the same colour, soft)
+        colour = first.locator(".gl-step.tip .gl-dot").evaluate("dot => getComputedStyle(dot).borderTopColor")
         badge = first.locator(".gl-head .badge").evaluate("badge => getComputedStyle(badge).color")
         assert colour == badge
         sized_page.go_back()
@@ -502,15 +528,12 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     expect(help_box.locator(".legend")).to_be_hidden()
     help_box.locator("summary").click()
     expect(help_box.locator("li strong")).to_have_text(["Left behind", "Working"])
-    # Each meaning once: on a desktop the fill-and-border rule says what "Left behind" and "Working" mean; a phone,
-    # whose list draws no card, says their words instead.
+    # Each meaning once: the fill-and-border rule says what "Left behind" and "Working" mean, on the drawing and on
+    # the phone's list alike (friction25b 4: the list's marks are the cards in small).
     said = help_box.locator("li:visible").all_inner_texts()
     assert sum("no agent works" in line for line in said) == 1, said
-    if viewport.name == "desktop":
-        expect(help_box.locator("li", has_text="dashed border: no agent works on that branch any more")).to_be_visible()
-        assert not any(help_box.locator("li strong").nth(i).is_visible() for i in range(2))
-    else:
-        expect(help_box.locator("li", has_text="no agent works on this branch any more")).to_be_visible()
+    expect(help_box.locator("li", has_text="dashed border: no agent works on that branch any more")).to_be_visible()
+    assert not any(help_box.locator("li strong").nth(i).is_visible() for i in range(2))
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
     expect(sized_page.locator(".legend:visible")).to_have_count(1)

@@ -276,7 +276,8 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     for part in hidden:
         expect(part).to_be_visible() if not phone else expect(part).not_to_be_visible()
     if phone:
-        assert head.bounding_box()["height"] < 85  # the title's line, the time's and the answer's first line
+        # the title's line (its "· prompt" may wrap it), the time's and the answer's first line
+        assert head.bounding_box()["height"] < 100
         # The answer's first line says what the step did without a tap (friction18a 17).
         expect(head.locator(".step-gist")).to_have_text("Step 1 of the review. Looked at the diff.")
         head.locator("h3").click()
@@ -284,8 +285,12 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
             expect(part).to_be_visible()
         head.locator("h3").click()
         expect(notes).not_to_be_visible()
-        # Folded, the step names what a tap opens, as the desktop's "Prompt" fold does (friction24b 16).
-        expect(head.locator(".step-open")).to_have_text("Prompt")
+        # Folded, the step names what a tap opens, a muted word on its title's line inside the one summary: no
+        # second control (friction25b 3, friction24b 16).
+        expect(head.locator(".step-open")).to_have_text("· prompt")
+        title, opens = (head.locator(i).bounding_box() for i in ("h3", ".step-open"))
+        assert title and opens and abs(title["y"] + title["height"] - opens["y"] - opens["height"]) < 6
+        expect(first.locator("a.step-page")).to_have_count(1)
     else:
         expect(head.locator(".step-open")).to_be_hidden()
     earlier.locator(":scope > summary").click()

@@ -175,13 +175,19 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(needs.locator(".where-line")).to_contain_text("waiting for your confirmation")
     stopped_row = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=yours]"))
     expect(stopped_row.locator(".where-line .your-action")).to_have_text("resume the agent")
-    expect(sized_page.locator(".where-line .your-action")).to_have_count(2)  # and the stalled row's
+    expect(sized_page.locator(".where-line .your-action")).to_have_count(3)  # and the stalled row's
+    # The confirmation's row links its panel too, as the others do (friction25a 10); the link lands on it.
+    reply = needs.locator(".where-line a.your-action")
+    expect(reply).to_have_text("review and reply")
+    expect(reply).to_have_attribute("href", re.compile(r"^/runs/[^/]+/#waiting_for_user-1$"))
     # A link to the panel that holds the message (friction15a 19); the row says why the move is yours, and the
     # block the agent still resends says when it becomes yours (friction15b 5).
     expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
         "href", f"/runs/{stopped.run_id}/#blocked-1"
     )
-    expect(stopped_row.locator(".where-then")).to_have_text(re.compile(r"^the agent has not resent it for 4\d\smin$"))
+    expect(stopped_row.locator(".where-then")).to_have_text(
+        re.compile(r"^the agent has not resent the refused step for 4\d\smin$")
+    )
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
         re.compile(r"^becomes your move in \d+\smin if the agent does not retry$")
@@ -220,6 +226,16 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         assert all(b is not None and b["height"] >= 44 for b in boxes), boxes
         width = sized_page.viewport_size["width"]
         assert all(b is not None and b["x"] >= 0 and b["x"] + b["width"] <= width for b in boxes), boxes
+        # In one row at 390 px, each in a word ("Yours 3"), its full words kept for screen readers (friction25a 15,
+        # 25b 15: two rows of tall pills pushed the list down).
+        assert len({round(b["y"]) for b in boxes if b is not None}) == 1, boxes
+        short = [filters.nth(i).get_attribute("data-short") for i in range(1, 4)]
+        assert short == ["Yours", "Agent's", "Nothing"]
+    # Its full words in the page, what a screen reader says; a phone draws them at no size, its word instead.
+    expect(filters).to_have_text(["All 5", "Your move 3", "Agent's move 1", "Nothing to do 1"])
+    size = filters.nth(1).evaluate("e => getComputedStyle(e).fontSize")
+    assert (size == "0px") == phone, size
+    if phone:
         assert_fits(sized_page)
     # Each pill says its meaning on hover; the states are explained once, in a closed fold by the filters, each
     # under the filter that counts it (friction18b 9: "Paused" was in no filter).

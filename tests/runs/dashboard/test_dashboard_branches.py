@@ -235,4 +235,4 @@ def test_the_sessions_list_counts_every_sessions_branches_in_one_column(client, 
     blocked_only = html_of(client, "/sessions/?q=MR-77")
     assert "MR-77" in blocked_only and "MR-42" not in blocked_only
     head = blocked_only.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    assert "Branches</th>" in head and "Runs</th>" in head
+    assert "Run branches</th>" in head and "Runs</th>" in head

@@ -119,7 +119,8 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
     assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
-    assert states.your_action("blocked", "agents") == states.your_action("needs_you", "yours") == ""
+    assert states.your_action("needs_you", "yours") == "review and reply"
+    assert states.your_action("blocked", "agents") == states.your_action("needs_you", "agents") == ""
     assert states.your_action("blocked", "yours", held_by_you=True) == ""  # its line says what only you give
 
 
@@ -173,7 +174,14 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     )
     assert link is not None, rows_where["stalled"]
     assert f'href="/runs/{link.group(1)}/">' in rows_where["stalled"]  # the run the line names
-    assert [state for state, line in rows_where.items() if "your-action" in line] == ["stalled"]
+    # A confirmation's row links its panel too, in the same place (friction25a 10).
+    reply = re.search(
+        r' · <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
+        rows_where["needs_you"],
+    )
+    assert reply is not None, rows_where["needs_you"]
+    assert 'id="waiting_for_user-1"' in page(client, f"/runs/{reply.group(1)}/")  # the panel it lands on
+    assert [state for state, line in rows_where.items() if "your-action" in line] == ["needs_you", "stalled"]
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
@@ -276,7 +284,10 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked"  # the head's words
     # The row says why it is yours, and its move links to the blocked panel that holds the message.
     where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
-    assert ' · <span class="where-then">the agent has not resent it for 4' in where and " min</span>" in where
+    assert (
+        ' · <span class="where-then">the agent has not resent the refused step for 4' in where
+        and " min</span>" in where
+    )
     assert f'<a class="your-action" href="/runs/{stuck.run_id}/#blocked-1">resume the agent</a>' in where
     assert "yours from" not in where
     # The "Your move" filter counts it and selects it, with every other session yours.

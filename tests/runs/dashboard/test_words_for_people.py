@@ -81,9 +81,11 @@ def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-04"})
     Session.objects.filter(session_key="KEY-04").update(branch_count=2)  # a run branched: the column is there
     listed = page(client, "/sessions/?group=workspace")
-    # A column of "—" on every row says nothing: it is gone, and the run branches are plain "Branches".
+    # A column of "—" on every row says nothing: it is gone; the run branches keep their name, never read as git's
+    # (friction25a 7).
     head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    assert "Git branch" not in head and ">Branches</th>" in head
+    assert "Git branch" not in head and ">Run branches</th>" in head
+    assert 'title="Branches of its runs: one per run, and one more per redo">' in head
     row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
     assert head.count("<th ") == row.count("<td")  # as many cells as headings
 
@@ -95,7 +97,7 @@ def test_the_branches_column_is_on_every_listing_and_counts_a_run_that_never_bra
     for url in ("/sessions/", "/sessions/?group=workspace", "/sessions/?sort=urgency"):
         listed = page(client, url)
         head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
-        assert ">Branches</th>" in head, url
+        assert ">Run branches</th>" in head, url
         row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
         assert head.count("<th ") == row.count("<td"), url
         assert '<td class="num">1</td>\n          <td class="num">1</td>' in row, url  # 1 run, 1 branch

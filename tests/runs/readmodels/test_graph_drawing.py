@@ -376,8 +376,8 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
     every = graph_drawing.legend(rewound, shown="4", states=states, again={"4"}, screen=True)
-    assert [entry.key for entry in every if entry.phone_only] == ["state-left-behind", "state-running"]
-    shown = [entry.words for entry in every if not entry.phone_only]
+    assert [entry.key for entry in every if entry.said_by_rule] == ["state-left-behind", "state-running"]
+    shown = [entry.words for entry in every if not entry.said_by_rule]
     assert len(shown) == len(set(shown)) and sum("no agent works" in words for words in shown) == 1
     # Friction24a 18: the key's names in one case.
     assert [entry.name for entry in every if entry.in_sight] == [
@@ -402,7 +402,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     assert "checkpoint-mark" in in_sight(entries)
     # friction22a B8: the branch viewed is its dark line and "viewing" under its name, which say themselves: its
     # entry waits behind the "?" with the lanes' names.
-    assert {entry.key for entry in entries if not entry.in_sight and not entry.phone_only} == {"lane", "on-branch"}
+    assert {entry.key for entry in entries if not entry.in_sight and not entry.said_by_rule} == {"lane", "on-branch"}
     viewed = next(entry for entry in entries if entry.key == "on-branch")
     assert viewed.swatch == "line" and viewed.words.startswith("dark line, “viewing” under its name")
     # Paper keeps its own fills (the blue of the branch shown, hollow others): its legend says those.

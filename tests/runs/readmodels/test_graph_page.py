@@ -52,9 +52,9 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # The branch states in the pills' words (friction18a 3), the marks in a few words.
     assert "state-done" in {entry.key for entry in laid_out.other_marks}
     assert [entry.name for entry in laid_out.state_key] == ["answered", "current", "checkpoint", "redone"]
-    # Behind the "?", the pill's word "Working" is said on a phone only (its list draws no card to key).
+    # Behind the "?", the pill's word "Working" is not said again: the fill says it, on the phone's list too.
     running = next(entry for entry in laid_out.legend if entry.key == "state-running")
-    assert running.phone_only and not running.in_sight
+    assert running.said_by_rule and not running.in_sight
 
 
 def test_each_branch_tip_gets_its_state_from_the_branch_outcomes_and_the_panels():
