@@ -439,6 +439,22 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     console_log.assert_clean()
 
 
+STEPPER_LINES = """(ol) => [...ol.querySelectorAll(".st-step")].map((li) => ({
+  top: Math.round(li.getBoundingClientRect().top),
+  sep: getComputedStyle(li, "::after").content,
+}))"""
+
+
+def assert_stepper_strip(page, lines: int) -> None:
+    """The stepper holds at most `lines` lines, and no step that ends a line shows its "›"."""
+    steps = page.locator("ol.stepper").evaluate(STEPPER_LINES)
+    tops = sorted({step["top"] for step in steps})
+    assert len(tops) <= lines, tops
+    for step, after in zip(steps, [*steps[1:], None], strict=True):
+        if after is None or after["top"] != step["top"]:
+            assert step["sep"] in ("none", "normal", ""), steps
+
+
 def where_said(page, place: str) -> int:
     """How many times the main region shows the place where the agent is ("step 2 of 3", after the step's name);
     the branch graph, a drawing of every step (history), and the timeline's key aside."""
@@ -462,14 +478,18 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
     }
     visit(sized_page, f"{site}/runs/{run.run_id}/", f"where-{kind}")
     # The run card opens with the state's chip and one sentence of where; nothing else on the page says it again.
-    expect(sized_page.locator("#run-where")).to_contain_text(place[kind])
+    # The step's name and the state first; its counters on the smaller line under them (friction25a 8).
+    expect(sized_page.locator("#run-counters")).to_have_text(place[kind])
     assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
+    if kind == "blocked" and sized_page.viewport_size != PHONE.size:
+        # Eight steps in a strip of two lines at most, no "›" left at the end of a line (friction25a 6).
+        assert_stepper_strip(sized_page, lines=2)
     # (the branch graph is history: its list on a phone names each branch's state, as its drawing does)
     expect(sized_page.locator("main .badge[data-move]:not([data-move=nobody]):not(.graph-list *)")).to_have_count(1)
     expect(sized_page.locator("#pending-step, #run-status-summary, .verdict-line")).to_have_count(0)
     if kind == "forked":
         # About the branch the agent works on; the shown branch, when another, named once after it.
-        expect(sized_page.locator("#run-where")).to_contain_text(" · branch 2 · ")
+        expect(sized_page.locator("#run-counters")).to_have_text("step 2 of 3 · branch 2")
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
