@@ -128,8 +128,7 @@ class GraphPage:
     def stepper_columns(self) -> int:
         """How many steps a stepper's row holds at a desktop's width: all of up to four on one line, else half of
         them (up to five), so that eight steps take two lines; every row then ends where the page says, with no
-        the separator left dangling at the end of a line (friction25a 6, 25b 16: eight steps wrapped onto three lines, a
-        the separator at each line's end)."""
+        separator left dangling at its end (friction25a 6, 25b 16: eight steps wrapped onto three lines)."""
         count = sum(len(section.rows) for section in self.sections) + len(self.upcoming or [])
         return max(1, count) if count <= STEPPER_ROW else min(STEPPER_ROW + 1, -(-count // 2))
 

@@ -482,7 +482,7 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
     expect(sized_page.locator("#run-counters")).to_have_text(place[kind])
     assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
     if kind == "blocked" and sized_page.viewport_size != PHONE.size:
-        # Eight steps in a strip of two lines at most, no the separator left at the end of a line (friction25a 6).
+        # Eight steps in a strip of two lines at most, no separator left at the end of a line (friction25a 6).
         assert_stepper_strip(sized_page, lines=2)
     # (the branch graph is history: its list on a phone names each branch's state, as its drawing does)
     expect(sized_page.locator("main .badge[data-move]:not([data-move=nobody]):not(.graph-list *)")).to_have_count(1)

@@ -274,7 +274,7 @@ def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):
 
 @pytest.mark.parametrize(("steps", "columns"), [(2, 2), (4, 4), (5, 3), (8, 4), (10, 5), (14, 5)])
 def test_a_stepper_of_many_steps_takes_two_desktop_lines(steps, columns):
-    # friction25a 6: eight steps wrapped onto three lines, a the separator at each line's end; the strip's rows now hold
+    # friction25a 6: eight steps wrapped onto three lines, a separator at each line end; the rows now hold
     # all of up to four steps, else half of them (up to five), so the page knows where each row ends.
     laid_out = GraphPage("", [], [], stepper=True, upcoming=[Upcoming(f"step {n}", "Step") for n in range(steps)])
     assert laid_out.stepper_columns == columns
