@@ -144,7 +144,6 @@ def of_run(detail: RunDetail) -> StatusLine:
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
     step = _step(node.place if node is not None else None, title or "") + on_branch
     named, counters = _parts(node.place if node is not None else None, title or "", on_branch)
-    parts = {"title": named, "counters": counters}
     if run.status == "canceled":
         # Who, always said (people.py): by the recorded door and owner, or that nobody recorded who.
         by, after = (f" {detail.canceled_by}", "") if detail.canceled_by else ("", people.NOT_RECORDED_WHO)
@@ -159,7 +158,8 @@ def of_run(detail: RunDetail) -> StatusLine:
             latest,
             said=f"canceled{by}{after}",
             said_timed=Timed(f"canceled{by} ", after, "ago"),
-            **parts,
+            title=named,
+            counters=counters,
         )
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
@@ -174,7 +174,7 @@ def of_run(detail: RunDetail) -> StatusLine:
         said = _DOING.get(place, _DOING["working"])
     if since is None or (latest is not None and run.state == "running"):
         # Seen from another branch, "The agent works on branch 2: <step>" says all a working line would.
-        return StatusLine(run.state, where, step, None, None, showing, latest, **parts)
+        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, counters=counters)
     around = Timed(f"{step} · {said.before}", said.after, said.form)
     return StatusLine(
         run.state,
@@ -186,7 +186,8 @@ def of_run(detail: RunDetail) -> StatusLine:
         latest,
         said=f"{said.before}{said.after}",
         said_timed=said,
-        **parts,
+        title=named,
+        counters=counters,
     )
 
 
