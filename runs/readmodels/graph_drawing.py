@@ -117,15 +117,25 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
     """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
-    on a narrow card keeps the loop's entry and its round, the outline's length and the part of the round left to
-    the cards beside it and the card's title ("step 2 · round 149 of 150"; never the outline's "2.2", read as a
+    on a narrow card keeps the loop's entry and its round, the outline's length left to the cards beside it and
+    the card's title ("step 2 · round 149 of 150"), and the part of the round when the loop's body holds several
+    steps ("round 1 of 3 · part 2", the loop's entry then left out; never the outline's "2.2", read as a
     version number: friction24a 10), else its round alone; the tooltip says the place whole."""
     said = step_words(node, counted=counted)
     place = node.place
     if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
         return said
-    shorter = f"step {place.position} · {place.round_words}"
-    return shorter if len(shorter) <= SUB_CHARS else place.round_words
+    # A loop whose body holds several steps keeps the part: two cards of one round both read "step 2 · round 1
+    # of 3" and could not be told apart (friction25a 3, 25b 7): "round 1 of 3 · part 1".
+    shorter = (
+        [
+            f"step {place.position} · {place.round_words} · part {place.inner}",
+            f"{place.round_words} · part {place.inner}",
+        ]
+        if place.part_words
+        else [f"step {place.position} · {place.round_words}"]
+    )
+    return next((w for w in shorter if len(w) <= SUB_CHARS), place.round_words)
 
 
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:

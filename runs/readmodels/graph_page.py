@@ -106,6 +106,9 @@ class BranchSection:
         return self.rows[-1:] if self.listed_below else self.rows
 
 
+STEPPER_ROW = 4  # a stepper's steps on one desktop line before it takes two
+
+
 @dataclass(frozen=True, slots=True)
 class GraphPage:
     drawing: str  # SVG; graph_drawing escapes every text it holds ("" for a stepper)
@@ -126,6 +129,14 @@ class GraphPage:
     sections: list[BranchSection]  # the same graph as a list, for phone width
     stepper: bool = False  # one branch, no fork: its section alone, as a stepper at every width
     upcoming: list[Upcoming] | None = None  # a stepper's steps still to come, after its current one
+
+    @property
+    def stepper_columns(self) -> int:
+        """How many steps a stepper's row holds at a desktop's width: all of up to four on one line, else half of
+        them (up to five), so that eight steps take two lines; every row then ends where the page says, with no
+        separator left dangling at its end (friction25a 6, 25b 16: eight steps wrapped onto three lines)."""
+        count = sum(len(section.rows) for section in self.sections) + len(self.upcoming or [])
+        return max(1, count) if count <= STEPPER_ROW else min(STEPPER_ROW + 1, -(-count // 2))
 
 
 @dataclass(frozen=True, slots=True)

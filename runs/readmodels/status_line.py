@@ -69,6 +69,13 @@ class StatusLine:
     timed: Timed | None = None
     showing: BranchOutcomeEntry | None = None
     latest: int | None = None
+    # The same sentence in its typed parts, as the card prints it on two lines (friction25a 8, 25b 7: the one
+    # line read as a pile of counters): `title` (the step's name, bold) then `said` (the state's words around
+    # `since`, `said_timed`) first; `counters` (step · round · part · branch) under them, smaller.
+    title: str = ""
+    said: str = ""
+    said_timed: Timed | None = None
+    counters: str = ""
 
     @property
     def agent_works(self) -> bool:
@@ -81,6 +88,14 @@ def _step(place: StepPlace | None, title: str) -> str:
     (step_places.named), capitalized as a sentence starts."""
     said = step_places.named(title, place) or "Its step"
     return f"{said[:1].upper()}{said[1:]}"
+
+
+def _parts(place: StepPlace | None, title: str, on_branch: str) -> tuple[str, str]:
+    """The line's two parts before its state: the step's name as a sentence starts ("Its step" when neither it
+    nor its place is known), and its counters ("step 2 of 3 · round 2 of 3 · part 2 of 2 · branch 2")."""
+    counters = " · ".join(w for w in (place.brief if place is not None else "", on_branch.removeprefix(" · ")) if w)
+    named = title[:1].upper() + title[1:] if title else ("" if counters else "Its step")
+    return named, counters
 
 
 def _node(detail: RunDetail, node_id: str | None) -> GraphNode | None:
@@ -112,17 +127,40 @@ def of_run(detail: RunDetail) -> StatusLine:
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words
         around = Timed("Finished ", f"{on_branch} · {answered}", "ago")
+        said = Timed("Finished ", f" · {answered}", "ago")
         return StatusLine(
-            run.state, where, f"Finished{on_branch} · {answered}", run.updated_at, around, showing, latest
+            run.state,
+            where,
+            f"Finished{on_branch} · {answered}",
+            run.updated_at,
+            around,
+            showing,
+            latest,
+            said=f"Finished · {answered}",
+            said_timed=said,
+            counters=on_branch.removeprefix(" · "),
         )
     node = _node(detail, counts.tip_node_id if counts is not None else detail.graph.tip)
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
     step = _step(node.place if node is not None else None, title or "") + on_branch
+    named, counters = _parts(node.place if node is not None else None, title or "", on_branch)
     if run.status == "canceled":
         # Who, always said (people.py): by the recorded door and owner, or that nobody recorded who.
         by, after = (f" {detail.canceled_by}", "") if detail.canceled_by else ("", people.NOT_RECORDED_WHO)
         around = Timed(f"{step} · canceled{by} ", after, "ago")
-        return StatusLine(run.state, where, f"{step} · canceled{by}{after}", run.updated_at, around, showing, latest)
+        return StatusLine(
+            run.state,
+            where,
+            f"{step} · canceled{by}{after}",
+            run.updated_at,
+            around,
+            showing,
+            latest,
+            said=f"canceled{by}{after}",
+            said_timed=Timed(f"canceled{by} ", after, "ago"),
+            title=named,
+            counters=counters,
+        )
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
     if place == "blocked" and counts is not None and counts.blocked is not None:
@@ -136,9 +174,21 @@ def of_run(detail: RunDetail) -> StatusLine:
         said = _DOING.get(place, _DOING["working"])
     if since is None or (latest is not None and run.state == "running"):
         # Seen from another branch, "The agent works on branch 2: <step>" says all a working line would.
-        return StatusLine(run.state, where, step, None, None, showing, latest)
+        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, counters=counters)
     around = Timed(f"{step} · {said.before}", said.after, said.form)
-    return StatusLine(run.state, where, f"{step} · {said.before}{said.after}", since, around, showing, latest)
+    return StatusLine(
+        run.state,
+        where,
+        f"{step} · {said.before}{said.after}",
+        since,
+        around,
+        showing,
+        latest,
+        said=f"{said.before}{said.after}",
+        said_timed=said,
+        title=named,
+        counters=counters,
+    )
 
 
 @dataclass(frozen=True)

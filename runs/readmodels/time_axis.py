@@ -124,16 +124,19 @@ def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> A
     if newest is not None:
         # The dots' own moments first, the first step's and the newest's (unless "now", at the end, says it, or
         # the first's label already does), then the round moments that stand clear of them and of "now".
+        # The round moments stay whole, a regular grid: the start's own label goes (the summary line says when
+        # the first step was) where a round tick stands near it, rather than that tick (friction25b 5: "1:59:55 →
+        # 2:00:10 → 2:00:20" read as an irregular scale), and so does the newest's.
         newest = newest.astimezone(UTC)
         mark = Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, precise), precise)
-        marks = [first]
-        if mark.fraction <= 1 - END_ROOM and mark.fraction - first.fraction >= NEAR and mark.label != first.label:
+        rounds = [tick for tick in found if tick.fraction <= 1 - END_ROOM and tick.precision is None]
+        marks = [] if rounds and rounds[0].fraction <= START_ROOM else [first]
+        if (
+            mark.fraction <= 1 - END_ROOM
+            and all(abs(mark.fraction - m.fraction) >= NEAR for m in [*marks, *rounds])
+            and mark.label != first.label
+        ):
             marks.append(mark)
-        rounds = [
-            tick
-            for tick in found
-            if tick.fraction <= 1 - END_ROOM and all(abs(tick.fraction - m.fraction) >= NEAR for m in marks)
-        ]
         return Axis(sorted([*marks, *rounds], key=lambda tick: tick.fraction), step)
     if found[-1].fraction < 1 - START_ROOM and last.label != found[-1].label:
         found = [*found, last]

@@ -39,7 +39,8 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # round's two steps, and on branch 2 the step it answered again and its last card, their titles telling them
     # apart (friction18a 12: no "2b"; friction24a 10: no "2.2", read as a version number); the part of the round
     # and the loop's name in the tooltip.
-    assert svg.count(">step 2 · round 2 of 3</text>") == 4  # the card's width: the outline's length left out
+    # The card's width: the outline's length and the loop's entry left out, the part kept (friction25a 3).
+    assert svg.count(">round 2 of 3 · part 1</text>") + svg.count(">round 2 of 3 · part 2</text>") == 4
     assert not re.search(r"step \d\.\d", svg)
     assert "step 2 of 3 · round 2 of 3 · part 2 of 2" in svg
     assert "↻" not in svg
@@ -150,8 +151,9 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # cards say the same place, in the same words (the card's status line names it once, its chip that the run
     # is running).
     assert (
-        "Record what the slice showed · step 2 of 3 · round 2 of 3 · part 2 of 2 · branch 2 · agent working" in words
-    )  # one locator
+        "Record what the slice showed · agent working" in words
+        and "step 2 of 3 · round 2 of 3 · part 2 of 2 · branch 2" in words
+    )  # one locator, on the line under the step's name
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
@@ -165,14 +167,15 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words (above).
-    assert card_step_line(html, str(newest.public_id)) == "step 2 · round 2 of 3"  # the card's width
+    assert card_step_line(html, str(newest.public_id)) == "round 2 of 3 · part 2"  # the card's width
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
     # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
     # step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    assert lines.count("step 2 · round 1 of 3") == 2  # one card each
+    # One card each, told apart by their part (friction25a 3: both read "step 2 · round 1 of 3").
+    assert lines.count("round 1 of 3 · part 1") == 1 and lines.count("round 1 of 3 · part 2") == 1
     saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
     assert saved.child is not None
     card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]

@@ -96,8 +96,9 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     lines = [step_line(svg, node) for node in "12345"]
     # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1), the card's title
     # naming the step; a loop's card, narrower than a heading, keeps the loop's entry and its round, never the
-    # outline's "2.1" (friction24a 10); the part of the round and the loop's name in the tooltip.
-    assert lines == ["step 1 of 3", "step 2 · round 1", "step 2 · round 1", "step 2 · round 1", "step 3 of 3"]
+    # outline's "2.1" (friction24a 10), and the part of the round, or its two cards read the same (friction25a
+    # 3); the loop's name in the tooltip.
+    assert lines == ["step 1 of 3", "round 1 · part 1", "round 1 · part 2", "round 1 · part 2", "step 3 of 3"]
     assert all(
         line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place.round is None
     )
@@ -633,3 +634,10 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     long = step_places.place(1, 149, (0, 1, 0), 0, frame={"count": 150})
     card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
     assert graph_drawing.card_words(card) == "round 149 of 150"
+    # A loop of two steps: each card keeps its part, or the round's two cards read the same (friction25a 3).
+    parts = [step_places.place(1, 1, (0, 2, 0), i, frame={"count": 3}) for i in (0, 1)]
+    said = [
+        graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
+    ]
+    assert said == ["round 1 of 3 · part 1", "round 1 of 3 · part 2"]
+    assert all(len(w) <= graph_drawing.SUB_CHARS for w in said)

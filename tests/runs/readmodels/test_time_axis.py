@@ -3,6 +3,7 @@ as fit, labelled as precisely as their step needs, from seconds to weeks."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -109,3 +110,16 @@ def test_the_end_is_said_where_no_tick_stands_near_it():
 
 def test_a_single_moment_is_its_clock_time():
     assert [tick.label for tick in axis(START, START).ticks] == ["14:03:17"]
+
+
+def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
+    # friction25b 5: "1:59:55 → 2:00:10 → 2:00:20": the start's own label stood in for the round tick near it,
+    # so the first gap was 15 s and the others 10 s. The round ticks stay whole; the start's label goes where a
+    # round tick stands near it (the summary line says when the first step was).
+    start = datetime(2026, 11, 30, 13, 59, 56, 300_000, tzinfo=UTC)
+    found = axis(start, start + timedelta(seconds=48), newest=start + timedelta(seconds=20)).ticks
+    moments = [tick.at for tick in found]
+    gaps = {later - earlier for earlier, later in itertools.pairwise(moments)}
+    assert len(found) >= 3 and len(gaps) == 1, [tick.label for tick in found]
+    assert all(tick.precision is None for tick in found)  # every label a round moment
+    assert found[0].label == "14:00:00"
