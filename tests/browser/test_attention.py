@@ -99,7 +99,8 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()
     sized_page.goto(site + "/sessions/")
-    sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link").click()
+    # The run's own link (its "review and reply" link, to the panel, is test_whose_move's).
+    sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link").first.click()
     expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/")
     console_log.assert_clean()
 
