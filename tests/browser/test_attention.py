@@ -441,15 +441,21 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     console_log.assert_clean()
 
 
-STEPPER_LINES = """(ol) => [...ol.querySelectorAll(".st-step")].map((li) => ({
-  top: Math.round(li.getBoundingClientRect().top),
-  sep: getComputedStyle(li, "::after").content,
-}))"""
+STEPPER_LINES = """(ol) => [...ol.querySelectorAll(".st-step")].map((li) => {
+  const title = li.querySelector(".st-title");
+  return {
+    top: Math.round(li.getBoundingClientRect().top),
+    sep: getComputedStyle(li, "::after").content,
+    cut: getComputedStyle(title).textOverflow === "ellipsis" || title.scrollWidth > title.clientWidth + 1,
+  };
+})"""
 
 
 def assert_stepper_strip(page, lines: int) -> None:
-    """The stepper holds at most `lines` lines, and no step that ends a line shows its the separator."""
+    """The stepper holds at most `lines` lines, no step that ends a line shows its separator, and no step's name
+    is cut short (friction26a 1, 26b 2: the cut one was the current step)."""
     steps = page.locator("ol.stepper").evaluate(STEPPER_LINES)
+    assert not any(step["cut"] for step in steps), steps
     tops = sorted({step["top"] for step in steps})
     assert len(tops) <= lines, tops
     for step, after in zip(steps, [*steps[1:], None], strict=True):

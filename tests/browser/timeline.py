@@ -20,8 +20,10 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
   const cut = mark ? mark.getBoundingClientRect() : null;
   const dots = [...document.querySelectorAll(".tl-rows .tl-dot")].filter((d) => d.getBoundingClientRect().width > 0)
     .map((d) => d.getBoundingClientRect().right);
+  const now = axis.querySelector("text.tl-now");
+  const nowLeft = now && now.getBoundingClientRect().width > 0 ? now.getBoundingClientRect().left : null;
   return {left: box.left, right: box.right, count: axis.querySelectorAll("text.tl-tick").length, ticks,
-    cut: cut && {left: cut.left, right: cut.right}, lastDot: dots.length ? Math.max(...dots) : null};
+    cut: cut && {left: cut.left, right: cut.right}, lastDot: dots.length ? Math.max(...dots) : null, nowLeft};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
 CLOCK = re.compile(r"(\d+ \w+ |yesterday )?\d{1,2}:\d\d(:\d\d)?( ?[AP]M)?")  # "14:05", "2:05:30 PM", "3 Nov 14:05"
@@ -47,6 +49,9 @@ def assert_axis_reads(page: Any) -> list[str]:
     for left, right in itertools.pairwise(ticks):
         assert left["right"] + 2 <= right["left"], f"tick labels run into each other: {labels}"
     assert all(axis["left"] - 1 <= tick["left"] and tick["right"] <= axis["right"] + 1 for tick in ticks), axis
+    # Nor into the "now" that ends a standing session's axis ("2:52:30 PMnow": friction26a 4, 26b 3).
+    if axis["nowLeft"] is not None:
+        assert all(tick["right"] + 2 <= axis["nowLeft"] for tick in ticks), (labels, axis["nowLeft"])
     # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from the last dot,
     # whose time it follows (friction18b 7).
     cut = axis["cut"]

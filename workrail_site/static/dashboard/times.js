@@ -143,7 +143,7 @@
      the axis's end: then it ends there. A label that would still touch the one shown before it is left out
      (its tick mark stays): at a phone's width, or in a locale with long clock times, labels never run into
      each other. The "//" break marker counts as a label: one before it ends at its tick rather than reach
-     it, and one that would still touch it is left out. Said in a style sheet of its own, by the label's place among the axis's labels, never on
+     it, and one that would still touch it is left out; so does a label that would touch the axis's "now". Said in a style sheet of its own, by the label's place among the axis's labels, never on
      the labels themselves: live.js compares a region's markup with the server's to tell whether it
      changed. Run again when the width changes. (A page has one timeline: the rules hold for every axis.) */
   var GAP_PX = 8;
@@ -194,13 +194,18 @@
     axes.forEach(function (axis) {
       var shownRight = -Infinity;
       var cut = breakBox(axis);
+      // The "now" that ends a standing session's axis is an obstacle too: "2:52:30 PMnow" (friction26a 4, 26b 3).
+      var now = axis.querySelector("text.tl-now");
+      var nowBox = now ? now.getBoundingClientRect() : null;
+      if (nowBox && nowBox.width === 0) nowBox = null;
       var all = Array.prototype.slice.call(axis.querySelectorAll("text.tl-tick"));
       var lines = Array.prototype.slice.call(axis.querySelectorAll(":scope > line"));
       var marks = Array.prototype.slice.call(axis.querySelectorAll(":scope > line.tl-tick-mark"));
       shownTicks(axis).forEach(function (tick) {
         var box = tick.getBoundingClientRect();
         var onBreak = cut && box.left < cut.right + GAP_PX && box.right > cut.left - GAP_PX;
-        if (box.left < shownRight + GAP_PX || onBreak) {
+        var onNow = nowBox && box.left < nowBox.right + GAP_PX && box.right > nowBox.left - GAP_PX;
+        if (box.left < shownRight + GAP_PX || onBreak || onNow) {
           rules.push(tickRule(all.indexOf(tick), "display: none;"));
           // Its mark goes too: a tick without a label reads as a moment left unsaid (friction16b 16).
           var mark = marks[all.indexOf(tick)];
