@@ -94,6 +94,12 @@ class BranchSection:
     resume_href: str = ""
 
     @property
+    def folded(self) -> bool:
+        """Folded to its heading's one line in the phone's list: a branch settled (done, left behind, canceled)
+        that the page does not show (friction25b 11: a finished branch 1 came first, nine rows long)."""
+        return not self.shown and self.state in states.SETTLED
+
+    @property
     def aside(self) -> bool:
         """No agent works on it any more (left behind, canceled): its rows' marks are dashed, as the drawing's
         cards of such a branch (graph_drawing.NOBODY_STATES; friction25b 4)."""
