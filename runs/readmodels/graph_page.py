@@ -137,6 +137,13 @@ class GraphPage:
     upcoming: list[Upcoming] | None = None  # a stepper's steps still to come, after its current one
 
     @property
+    def listed(self) -> list[BranchSection]:
+        """The sections in the order the phone's list gives them: the branch shown first, then the others by
+        number (friction25b 11: a finished branch 1, nine rows long, came before the one the reader opened). In
+        the document, not only on screen, so a screen reader and the tab key meet them as a reader sees them."""
+        return sorted(self.sections, key=lambda section: not section.shown)
+
+    @property
     def stepper_columns(self) -> int:
         """How many steps a stepper's row holds at a desktop's width: all of up to four on one line, else half of
         them (up to five), so that eight steps take two lines; every row then ends where the page says, with no
