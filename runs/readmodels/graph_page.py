@@ -94,6 +94,12 @@ class BranchSection:
     resume_href: str = ""
 
     @property
+    def folded(self) -> bool:
+        """Folded to its heading's one line in the phone's list: a branch settled (done, left behind, canceled)
+        that the page does not show (friction25b 11: a finished branch 1 came first, nine rows long)."""
+        return not self.shown and self.state in states.SETTLED
+
+    @property
     def aside(self) -> bool:
         """No agent works on it any more (left behind, canceled): its rows' marks are dashed, as the drawing's
         cards of such a branch (graph_drawing.NOBODY_STATES; friction25b 4)."""
@@ -129,6 +135,13 @@ class GraphPage:
     sections: list[BranchSection]  # the same graph as a list, for phone width
     stepper: bool = False  # one branch, no fork: its section alone, as a stepper at every width
     upcoming: list[Upcoming] | None = None  # a stepper's steps still to come, after its current one
+
+    @property
+    def listed(self) -> list[BranchSection]:
+        """The sections in the order the phone's list gives them: the branch shown first, then the others by
+        number (friction25b 11: a finished branch 1, nine rows long, came before the one the reader opened). In
+        the document, not only on screen, so a screen reader and the tab key meet them as a reader sees them."""
+        return sorted(self.sections, key=lambda section: not section.shown)
 
     @property
     def stepper_columns(self) -> int:

@@ -736,7 +736,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "legend": laid_out.legend,
         "tag_words": graph_drawing.SCREEN_TAGS,
         "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH, "again": graph_drawing.AGAIN_GLYPH},
-        "sections": laid_out.sections,
+        "sections": laid_out.listed,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],
         "columns": laid_out.stepper_columns,

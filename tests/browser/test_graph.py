@@ -310,6 +310,7 @@ TWO_LINES = """rows => rows.filter((row) => {
   return title.top < place.bottom - 1 || Math.abs(title.left - place.left) > 1;
 }).map((row) => row.textContent.trim())"""
 LIST_PROBLEMS = """() => [...document.querySelectorAll(".graph-list :is(.gl-title, .gl-head, .gl-fork)")]
+  .filter((el) => !el.closest("details:not([open])") || el.matches("summary"))
   .map((el) => [el.textContent.trim(), el.getBoundingClientRect(), parseFloat(getComputedStyle(el).fontSize)])
   .filter(([, box, size]) => box.width < 1 || box.height < 1 || size < 12)
   .map(([text, , size]) => `${text} (${size}px)`)"""
@@ -326,6 +327,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(drawing).to_be_hidden()
         expect(listed.locator(".gl-branch")).to_have_count(3)
         expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
+        # The branch viewed comes first; the branches left behind fold to their heading's line (friction25b 11).
+        expect(listed.locator("details.gl-fold[open] > summary strong")).to_have_text(["Branch 1"])
+        assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 60
+        listed.locator("details.gl-fold").evaluate_all("folds => folds.forEach((f) => { f.open = true; })")
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
@@ -399,7 +404,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # Showing branch 2, branch 1's steps are rows of its box: each the same two lines (friction8 9), its place
         # with its marks, then its name under it, flush.
         listed.get_by_role("link", name="Branch 2").click()
-        first = listed.locator(".gl-branch").first
+        first = listed.locator(".gl-branch[aria-label='Branch 1']")
+        # Branch 2 viewed is listed first, branch 1 still at work open under it, branch 3 left behind folded.
+        expect(listed.locator(".gl-head strong")).to_have_text(["Branch 2", "Branch 1", "Branch 3"])
+        expect(listed.locator("details.gl-fold[open] > summary strong")).to_have_text(["Branch 2", "Branch 1"])
         # It counts the steps it shares with branch 1 apart from its own: the boxes add up (friction15).
         expect(listed.locator(".gl-branch.shown .gl-listed")).to_have_text(
             re.compile(r"^3 steps answered: \d shared with branch 1, \d on this branch · listed below$")

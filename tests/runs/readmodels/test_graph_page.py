@@ -33,6 +33,9 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
     assert newest.forked == "redoes Verify slice 2 (step 2 of 3 · round 2 of 3 · part 1 of 2), from branch 1"
+    # The phone's list gives the branch shown first, and folds a settled branch it does not show (friction25b 11).
+    assert laid_out.listed == [newest, first]
+    assert first.folded and not newest.folded
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
