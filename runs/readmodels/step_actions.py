@@ -13,7 +13,7 @@ friction15: every state whose move is the person's has a control, and a section 
 action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
 chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
 run page's waiting panel (friction22b A9). The branch section names its two ways apart by their outcome
-(actions.py: "Redo with the same inputs", "Redo with changed inputs…"), under one lead line and the step's
+(actions.py: "Redo with the same inputs", "Redo with changed inputs"), under one lead line and the step's
 inputs, when each records the branch said once under "How branching works" (friction24a 7, 24b 13/15).
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
