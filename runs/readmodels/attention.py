@@ -775,8 +775,8 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
     one long sentence, and the chat the person most likely has open was never ruled out)."""
     if not beside:
         return (f"Resuming makes it go on from {where}.",)
-    # friction25a 2: its effect on the live branches said in the words branching's warning uses for its own
-    # ("The new branch replaces branch 2"), so the two sections read as the two outcomes they are.
+    # friction25a 2: its effect on the live branches, beside branching's (step_actions: on a step page the line
+    # after this one says a redo would replace them instead, friction26a 3).
     goes = f"Branch {beside[0]} goes" if len(beside) == 1 else f"Branches {listing.joined([str(n) for n in beside])} go"
     count = len(beside) + 1
     agents = _COUNTS.get(count, str(count))

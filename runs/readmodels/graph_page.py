@@ -87,11 +87,6 @@ class BranchSection:
     # there ("7 steps answered") instead of listing them twice (listed_below); "" for every other branch,
     # whose rows are listed nowhere else, and for a shown branch with no answered step yet.
     listed_below: str = ""
-    # r49-phone: a branch left behind that the run card offers back: its last step's page, at the resume action
-    # that brings it back ("" for every other branch, and once the run is done or canceled). The phone's list
-    # had no way back (friction19a 10). Not for the branch shown: its panel right above offers it (friction22b 13:
-    # said twice, a screen apart).
-    resume_href: str = ""
 
     @property
     def folded(self) -> bool:
@@ -204,10 +199,6 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             return f"{run_url}?tip={story.end(node.node_id)}"
         return node_url.replace("NODE", story.stored(node.node_id))
 
-    def resume(tip: GraphNode) -> str:
-        # The page of the node a branch ends at, at its "Resume here" (_step_resume.html's anchor).
-        return node_url.replace("NODE", story.end(tip.node_id)) + "#resume-here"
-
     def checkpoint_hrefs(card: str) -> tuple[str, ...]:
         # A checkpoint's node is real (it can be resumed from): its mark opens its page.
         return tuple(node_url.replace("NODE", mark.node_id) for mark in story.checkpoints.get(card, []))
@@ -248,7 +239,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             again=story.again,
             screen=True,
         ),
-        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs, skipped, resume),
+        sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs, skipped),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
@@ -313,7 +304,6 @@ def branch_sections(
     story: graph_story.Told,
     checkpoint_hrefs: Callable[[str], tuple[str, ...]] = lambda card: (),
     skipped: Callable[[str], tuple[graph_drawing.Skipped, ...]] = lambda card: (),
-    resume: Callable[[GraphNode], str] = lambda tip: "",
 ) -> list[BranchSection]:
     """The graph as a list: a section per branch (branches.py's numbering), its own nodes as rows (from
     the first after the fork to its last), the stretches the screen drawing collapses as one row each."""
@@ -330,9 +320,6 @@ def branch_sections(
         else set()
     )
     sections = []
-    # The branches left behind whose panel offers them back, as the run card's "Resume here →" (none once the
-    # run is done or canceled: they are history then, friction5 item 13).
-    offered = {panel.branch for panel in detail.panels if panel.state == "left_behind"}
     moves = {story.card(node): move for node, move in tip_moves(detail).items()}
     lanes = branches.lanes((node.node_id, node.parent_id, node.lane) for node in detail.graph.nodes)
     branch_of = {node_id: lane.number for lane in lanes for node_id in lane.nodes}
@@ -382,7 +369,6 @@ def branch_sections(
                 listed_below=answered_split(detail, lane.number, branch_of).words
                 if shown and detail.graph.lanes > 1
                 else "",
-                resume_href=resume(tip) if state == "left_behind" and lane.number in offered and not shown else "",
             )
         )
     return sections

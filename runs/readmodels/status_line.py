@@ -208,11 +208,12 @@ class CancelStops:
 
     @property
     def button(self) -> str:
-        """ "Cancel run…"; on a branched run it says it covers the whole run, not only the branch shown
-        (friction22a B5: beside the branch shown, left behind, it read as canceling that branch). No count: every
-        branch counted read as if finished work would be undone (friction23a A2, 23b 14), and the open ones by
-        kind crowded the card's head on a phone (friction17b 18): which branches it stops, the confirmation says."""
-        return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"
+        """ "Cancel run…" on every run: one label for one control (friction26b 5: "Cancel the whole run…" on a
+        branched run read as another control). That it stops every branch, not only the one shown (friction22a
+        B5), and which, the confirmation says (`confirm`). No count: every branch counted read as if finished work
+        would be undone (friction23a A2, 23b 14), and the open ones by kind crowded the card's head on a phone
+        (friction17b 18)."""
+        return "Cancel run…"
 
     @property
     def confirm(self) -> str:
@@ -222,7 +223,7 @@ class CancelStops:
         if self.left_behind:
             said.append(f"{numbers_words(self.left_behind)} left behind")
         where = f", with {' and '.join(said)}" if len(self.open_branches) > 1 else ""
-        run = "the whole run" if self.branches > 1 else "the run"
+        run = "every branch of the run" if self.branches > 1 else "the run"
         return (
             f"Are you sure? This cannot be undone: {run} stops{where}, and an agent still on it is told the run"
             " was canceled. Steps already answered stay recorded."

@@ -13,7 +13,7 @@ friction15: every state whose move is the person's has a control, and a section 
 action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
 chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
 run page's waiting panel (friction22b A9). The branch section names its two ways apart by their outcome
-(actions.py: "Redo with the same inputs", "Redo with changed inputs…"), under one lead line and the step's
+(actions.py: "Redo with the same inputs", "Redo with changed inputs"), under one lead line and the step's
 inputs, when each records the branch said once under "How branching works" (friction24a 7, 24b 13/15).
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
@@ -72,6 +72,8 @@ ONLY_EDITED = "This branch is still at this step: going on with the same inputs 
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), its outcome set apart
 # from branching's (friction24b 14: both sections showed without saying how they differ); where an agent works
 # elsewhere, which chat takes the message after it (attention.resuming_left_behind).
+# With an agent at work elsewhere: how a redo's outcome differs from resuming's (branch_warning says it in full).
+REDO_INSTEAD = "A redo below would replace {names} instead."
 LEFT_BEHIND_LEAD = "No agent works on this branch. Resuming continues branch {number} from this step, as it was."
 # While the agent works on the step: the summary of the fold the message waits behind, the run page's words for
 # a refused step's (attention.blocked_guide), so the two pages say it alike (friction23a A6).
@@ -241,7 +243,12 @@ def _of_step(
         )
     if step.state == "left_behind":
         # The lead says what resuming does; with an agent at work elsewhere, which chat takes the message.
-        then = attention.resuming_left_behind([o.number for o in elsewhere], "this step") if elsewhere else ()
+        beside = [o.number for o in elsewhere]
+        then = attention.resuming_left_behind(beside, "this step") if elsewhere else ()
+        if beside:
+            # friction26a 3, 26b 1: why a redo below differs, in one short line (branch_warning says it in full).
+            names = listing.joined([str(n) for n in beside])
+            then = (*then, REDO_INSTEAD.format(names=f"{'branches' if len(beside) > 1 else 'branch'} {names}"))
         number = step.waiting_on.number if step.waiting_on is not None else 1
         return StepActions(
             resume="resume",
@@ -259,25 +266,29 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
     """What a new branch does to the branches an agent is at work on (working, or waiting in its chat for the
     person's reply): each then reads Replaced (outcomes._set_aside: a branch started by hand sets aside every
     other unfinished branch that moved lately), and the dashboard cannot tell their agents, so the person does.
-    Said once, before branching, in the words the run page uses after it (friction24b 1: "it goes on beside the
-    new branch" before, "the earlier branches stay as they were" after, and then "Replaced: tell it to stop").
-    Every branch is named by its number (friction25a 1, 25b 1: "this branch" read as either the old or the new
-    one, and "will read Replaced" as jargon): "Branch 1 stays in the history, marked Replaced: tell its agent, in
-    its chat, to stop." On a step of a branch left behind, whose own branch has no agent, the effect on the live
-    branch is said beside resuming's "goes on too" (friction25a 2): "The new branch replaces branch 2: tell its
-    agent to stop." "" where no agent is at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the
-    run's other branches an agent is at work on."""
+    Said once, inside each opened redo panel beside its final button (friction26b 7: a standing amber box on
+    every step page, before anything was decided), in the words the run page uses after it (friction24b 1).
+    One sentence on every step, the cause then the effect, each branch named by its number (friction26a 3, 26b 1:
+    on a branch left behind "The new branch replaces branch 2" read as contradicting resuming's "Branch 2 goes on
+    too", and "replaces" as deleted): "Branch 3 becomes the run's line of work. Branch 2, where an agent works
+    now, is kept in the history and marked Replaced: tell its agent, in its chat, to stop." "" where no agent is
+    at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the run's other branches an agent is at
+    work on."""
     own = step.waiting_on.number if at_work and step.waiting_on is not None else None
     numbers = sorted({o.number for o in elsewhere} | ({own} if own is not None else set()))
     if not numbers:
         return ""
-    many = len(numbers) > 1
     names = listing.joined([str(n) for n in numbers])
-    their = ("their agents", "their chats") if many else ("its agent", "its chat")
-    if step.state == "left_behind":
-        return f"The new branch replaces {'branches' if many else 'branch'} {names}: tell {their[0]} to stop."
-    subject = f"Branches {names} stay" if many else f"Branch {names} stays"
-    return f"{subject} in the history, marked Replaced: tell {their[0]}, in {their[1]}, to stop."
+    lead = f"Branch {node.run.branch_count + 1} becomes the run's line of work."
+    if len(numbers) > 1:
+        return (
+            f"{lead} Branches {names}, where agents work now, are kept in the history and marked Replaced: "
+            "tell their agents, in their chats, to stop."
+        )
+    return (
+        f"{lead} Branch {names}, where an agent works now, is kept in the history and marked Replaced: "
+        "tell its agent, in its chat, to stop."
+    )
 
 
 def handover_steps(node: NodeDetail, step: StepState) -> tuple[str, ...]:

@@ -149,12 +149,6 @@ def action(name: str) -> str:
 
 
 @register.filter
-def section(name: str) -> str:
-    """A step page section's name (actions.SECTIONS): {{ "resume"|section }} is "Resume here"."""
-    return actions.section(name)  # type: ignore[arg-type]
-
-
-@register.filter
 def action_verb(name: str) -> str:
     """The same phrase inside a sentence: {{ "resume"|action_verb }} is "resume the agent"."""
     return actions.verb(name)  # type: ignore[arg-type]

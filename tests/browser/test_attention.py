@@ -401,9 +401,9 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     else:
         from_start = re.compile(r"^Redoes .+, from the start$")
         expect(sized_page.locator(".gl-branch .gl-fork", has_text=from_start)).to_have_count(1)
-    # One line beside the live branch, which leads; "Resume here →" leads to its step page's section, named as
-    # there (friction22a B3: no "Want it back?" fold). On a phone the list of branches below names it instead
-    # (friction18a 17): its heading opens the branch.
+    # One line beside the live branch, which leads; no "Resume here →" on it (friction26a 7: a second agent by one
+    # click), nor a "Want it back?" fold (friction22a B3): its link opens the branch, whose panel offers resuming.
+    # On a phone the list of branches below names it instead (friction18a 17): its heading opens the branch.
     line = sized_page.locator(".left-behind-line#left_behind-1")
     if sized_page.viewport_size["width"] < 600:
         expect(sized_page.locator("#other-branches")).to_be_hidden()
@@ -411,7 +411,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     else:
         expect(line).to_contain_text(re.compile(r"Branch 1 · .+ · step 3 of 3"))
         expect(line.locator(".agent-message")).to_have_count(0)
-        expect(line.get_by_role("link", name="Resume here →")).to_have_attribute("href", re.compile(r"#resume-here$"))
+        expect(line.get_by_role("link")).to_have_count(1)
         line.get_by_role("link", name=re.compile(r"^Branch 1 · .+ · step 3 of 3$")).click()
     expect(sized_page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (left behind).")
     panel = sized_page.locator(".state-panel.state-left_behind")
@@ -429,7 +429,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     assert_copy_buttons_whole(sized_page)
     # Said once on the page (friction22b 13): the phone's list offers no second way back for the branch shown.
     expect(sized_page.get_by_text(re.compile(r"Want it back\?"))).to_have_count(0)
-    expect(sized_page.locator(".gl-branch.shown .gl-resume")).to_have_count(0)
+    expect(sized_page.locator(".gl-resume")).to_have_count(0)
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     # Friction12 item 15: on a phone the list's "you are viewing" pill keeps well clear of its box's edge (it
     # wraps whole to the next line rather than come near it).
@@ -510,8 +510,10 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run…")
-        expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text("This cannot be undone")
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")  # one label (friction26b 5)
+        expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
+            "This cannot be undone: every branch of the run stops"
+        )
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "with branch 2 in progress and branch 1 left behind"
         )

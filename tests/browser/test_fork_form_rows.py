@@ -63,6 +63,19 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#branch-how")).to_contain_text("nothing is recorded until you confirm a preview")
     assert "nothing is recorded" not in page.locator("#fork-details").inner_text().lower()
     expect(page.locator("label[for=fork-reason]")).to_contain_text("Why (required;")
+    # friction26a 5: "Preview the change" is off while "Why" is empty, a line saying so in the site's hint style
+    # (the reply asking for changes'), and on once it has text; spaces alone are not a reason.
+    preview = page.get_by_role("button", name="Preview the change")
+    expect(preview).to_be_disabled()
+    expect(page.locator("#fork-needs-why.reply-needs-text")).to_have_text("Say why to enable the preview.")
+    expect(page.locator("#fork-needs-why")).to_be_visible()
+    page.locator("#fork-reason").fill("   ")
+    expect(preview).to_be_disabled()
+    page.locator("#fork-reason").fill("A reason.")
+    expect(preview).to_be_enabled()
+    expect(page.locator("#fork-needs-why")).to_be_hidden()
+    page.locator("#fork-reason").fill("")
+    expect(preview).to_be_disabled()
 
     page.get_by_label("Value of target").fill("production")
     expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"'])

@@ -70,11 +70,12 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # Before branching, what it does to the branch whose agent is at work, in the words the run page uses
         # after it (friction24b 1): one story.
         expect(page.locator("#branch-warning")).to_have_text(
-            "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+            "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history "
+            "and marked Replaced: tell its agent, in its chat, to stop."
         )
         expect(page.locator("#branch-inputs")).to_contain_text("service=billing")
         expect(edited).to_have_attribute("aria-expanded", "false")
-        page.get_by_text("Redo with changed inputs…").click()
+        page.locator("#fork-details > summary").click()
         expect(edited).to_have_attribute("aria-expanded", "true")
         # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
         expect(page.locator("#fork-rows legend")).to_have_text("Context the agent will get")
@@ -198,7 +199,7 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     page.goto(f"{live_server.url}/nodes/{node}/")
     # The agent works on this step: branching from it is one folded way, under "Branch from here".
     expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
-    page.get_by_text("Redo with changed inputs…").click()
+    page.locator("#fork-details > summary").click()
     page.locator("#fork-mode [data-mode=json]").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     # Checked as it is typed, where it fails said; sent anyway, the server's answer is the one that counts.

@@ -39,7 +39,7 @@ def assert_sections(page, resume_line: str, first: str = "Resume here", *, folde
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
     expect(page.locator("#resume-here")).to_contain_text(resume_line)
     # Branching with edited context is always the second section's, never the first's, named by its outcome.
-    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Redo with changed inputs…")
+    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Redo with changed inputs")
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
     # No rule of which branch the run page shows, anywhere on a step page (friction24a 8).
     expect(page.get_by_text(re.compile("moved last"))).to_have_count(0)
@@ -125,12 +125,15 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
-    # The agent works on further on: the warning is here too, saying what the new branch does to it (friction17a
-    # 3, 24b 1): a run of one branch names none.
-    expect(sized_page.locator("#branch-warning")).to_have_text(
-        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
-    )
+    # The agent works further on: what the new branch does to it (friction17a 3, 24b 1), said inside each opened
+    # way beside its last control, not in the closed section (friction26b 7).
     branch = sized_page.locator("#branch-here")
+    expect(branch.locator(".branch-warning")).to_have_count(2)
+    expect(branch.locator(".branch-warning").first).to_be_hidden()
+    expect(sized_page.locator("#branch-warning")).to_have_text(
+        "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
+    )
     # One lead line, the step's inputs beside it, the mechanics folded (friction24a 7).
     expect(branch.locator("#branch-what")).to_have_text(
         "Redo this step as a new branch (branch 2), with the same or changed inputs."
@@ -144,26 +147,23 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     now_at = sized_page.locator(".page-head #now-at a")
     expect(now_at).to_contain_text(re.compile(r"the run is now at \w[^·]* · step 2 of "))
     expect(sized_page.locator("#branch-here #fork-message > summary")).to_have_text("Redo with the same inputs")
-    # Each way is a button that opens: its chevron turns and aria-expanded follows, and nothing sits between the
-    # button and what it opened (friction24b 13).
+    # Each way is a disclosure row in the site's fold style (friction26a 13, 26b 8): no caret that reads as a
+    # menu, no button's box; aria-expanded follows, and opened it shows the warning beside its last control.
     for way in ("#fork-message", "#fork-details"):
         summary = branch.locator(f"{way} > summary")
-        chevron = "s => getComputedStyle(s, '::after').content"
         expect(summary).to_have_attribute("aria-expanded", "false")
-        assert "▾" in summary.evaluate(chevron)
+        assert summary.evaluate("s => getComputedStyle(s, '::after').content") in ("none", "normal", '""')
+        assert summary.evaluate("s => getComputedStyle(s).display") == "list-item"  # the native ▸ marker
         summary.click()
         expect(summary).to_have_attribute("aria-expanded", "true")
-        assert "▴" in summary.evaluate(chevron)
-        gap = summary.evaluate("s => s.nextElementSibling.tagName")
-        assert gap not in ("P",), (way, gap)
+        expect(branch.locator(f"{way} .branch-warning")).to_be_visible()
         summary.click()
         expect(summary).to_have_attribute("aria-expanded", "false")
-    # Both ways are buttons of the page's own size, not chips that read as tags; a thumb's height on a phone
-    # (friction18a 14, friction18b 13).
+    # A thumb's height on a phone (friction18a 14, friction18b 13), the page's own size of text.
     phone = (sized_page.viewport_size or {})["width"] < 600
     for way in ("#fork-message > summary", "#fork-details > summary"):
         box = sized_page.locator(f"#branch-here {way}").bounding_box()
-        assert box is not None and box["height"] >= (40 if phone else 30), (way, box)
+        assert box is not None and box["height"] >= (40 if phone else 24), (way, box)
         size = sized_page.locator(f"#branch-here {way}").evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
         assert size >= 15, (way, size)
     # A blocked step: one entry for the message (friction16a 6), "Resume here"'s, right under the refusal, under
@@ -185,11 +185,13 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
-    # What the new branch does to the branch whose agent is to resend, on its own line in the warning style
-    # (friction17b 12, 24b 1).
+    # What the new branch does to the branch whose agent is to resend, in the warning style (friction17b 12,
+    # 24b 1), inside the opened way (friction26b 7).
     expect(sized_page.locator("#branch-warning.notice.warn")).to_have_text(
-        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+        "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
     )
+    expect(sized_page.locator("#branch-warning")).to_be_hidden()
     prompt_folds_on_a_phone(sized_page)
     # The latest step of a branch left behind: taken up again from here, by the quiet outline (nobody's move).
     visit(sized_page, f"{site}/nodes/{left.public_id}/", "step-actions-left-behind")
@@ -200,10 +202,11 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Redo this step as a new branch (branch 3), with changed inputs."
     )
-    # The agent works on another branch, which a branch started here replaces: said before (friction24b 1),
-    # beside resuming's "goes on too", so the two outcomes are told apart (friction25a 2).
+    # The agent works on another branch, which a branch started here replaces: said in the same sentence as on
+    # every step (friction26a 3, 26b 1: one cause, one effect), inside the opened way.
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "The new branch replaces branch 2: tell its agent to stop."
+        "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
     )
     # Its message is the quiet outline, in sight (friction22a B3; friction19b 15: a solid button invited reviving
     # the branch by accident), its lines, each on its own, saying which chat takes it: a new one, not branch 2's
@@ -212,6 +215,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert what.inner_text().splitlines() == [
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
+        "A redo below would replace branch 2 instead.",
     ]
     quiet_message(sized_page)
     console_log.assert_clean()
@@ -271,7 +275,8 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The branch warning follows the page's state (friction18a 1): the agent waits for the reply, it does not work.
     expect(sized_page.locator("#branch-warning")).to_have_text(
-        "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+        "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
     )
     # The notes are said once, under "Resume here": "Notes so far", which held only them, is gone rather than left
     # pointing up to them (friction17b 11).

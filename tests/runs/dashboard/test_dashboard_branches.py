@@ -81,10 +81,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert f'id="branch-story">Branch 1 finished; {WENT_BACK}.</p>' in session
     assert 'id="shown-branch"' not in session
     assert "the newest, where the agent works" not in session
-    # Canceling stops the open branch only (branch 1 finished), but it ends the whole run: the button says so
-    # (friction22a B5).
+    # Canceling stops the open branch only (branch 1 finished), but it ends the whole run: one label on every run
+    # (friction26b 5), its confirmation saying every branch stops (friction22a B5).
     button = session.split('id="cancel-button">')[1].split("</summary>")[0]
-    assert button == "Cancel the whole run…"
+    assert button == "Cancel run…" and "every branch of the run stops" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     # Another branch shown: one banner says which, in its state's word, and leads to where the agent works, named

@@ -77,11 +77,11 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Redo with changed inputs…" in page and "fork…" not in page
+    assert "Redo with changed inputs</summary>" in page and "fork…" not in page
     # The step's inputs in one line beside the section's lead, locked keys aside (friction24a 7).
     assert 'id="branch-inputs">Inputs now: <code>service=billing · target=staging</code></p>' in page
     assert 'name="csrfmiddlewaretoken"' in page
-    assert '<details id="fork-details">' in page  # closed until used
+    assert '<details class="redo-way" id="fork-details">' in page  # closed until used
 
 
 def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, root):
@@ -145,7 +145,7 @@ def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root,
     assert 'id="fork-error"' in page and code in page
     error = between(page, 'id="fork-error"', "</div>")
     assert error.index("<strong>") < error.index(code)  # the message first, the code in small print
-    assert '<details id="fork-details" open>' in page
+    assert '<details class="redo-way" id="fork-details" open>' in page
     assert 'id="recap-title"' in page  # the node page, not the error page
     assert html.escape(form["context"]) in page
     assert forks() == 0

@@ -25,6 +25,10 @@ def page(client: Client, url: str) -> str:
     return response.content.decode()
 
 
+def between(html: str, start: str, end: str) -> str:
+    return html.split(start, 1)[1].split(end, 1)[0]
+
+
 def head(text: str) -> str:
     return text.split('class="page-head"')[1].split("</div>")[0]
 
@@ -89,9 +93,20 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # (not "resume", which only ever carries a branch on, friction13 2), the fold with edited context; each with
     # one line of what it does differently (friction15).
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
-    # friction24a 7, 24b 13: two buttons named by their outcome, each showing whether it is open.
-    assert '<summary class="button" aria-expanded="false">Redo with the same inputs</summary>' in branch
-    assert 'id="fork-details"' in branch
+    # friction24a 7, 24b 13: two ways named by their outcome; friction26a 13, 26b 8: disclosure rows in the fold
+    # style, not buttons with carets that read as menus.
+    assert '<details class="resume-message redo-way" id="fork-message">' in branch
+    assert '<summary aria-expanded="false">Redo with the same inputs</summary>' in branch
+    assert '<details class="redo-way" id="fork-details">' in branch and 'summary class="button"' not in branch
+    # friction26b 7: what the new branch does to the one at work is said inside each opened way, beside its last
+    # control, not as a standing box in the closed section.
+    ways = between(branch, '<details class="resume-message redo-way" id="fork-message">', 'id="branch-how"')
+    closed = branch.replace(ways, "")
+    assert "marked Replaced" not in closed and "notice warn" not in closed
+    same = between(branch, 'id="fork-message-warning">', "</p>")
+    assert same.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
+    form = between(branch, 'id="branch-warning">', "</p>")
+    assert form == same and branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
     assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or changed inputs.</p>' in branch
     assert 'id="branch-inputs">Inputs now: <code>' in branch
@@ -102,7 +117,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "nothing is recorded until you confirm a preview of the change" in how
     assert 'id="fork-how"' not in branch and 'id="fork-message-what"' not in branch and 'id="fork-what"' not in text
     assert "moved last" not in text
-    assert text.count(">Redo with changed inputs…</summary>") == 1
+    assert text.count(">Redo with changed inputs</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
@@ -200,7 +215,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # collapsed to that one fold, under the page's status, before the prompt; no floating line between cards.
     assert '<section class="card step-actions step-actions-folded"' in text and "step-actions-line" not in text
     assert text.index('id="resume-here"') < text.index('id="prompt-card"')
-    assert '<details id="fork-details">' in branch  # the form, folded until used
+    assert '<details class="redo-way" id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
@@ -218,7 +233,9 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
-        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>" in resume
+        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat."
+        # friction26a 3, 26b 1: why a redo differs, beside resuming's outcome.
+        "<br>A redo below would replace branch 2 instead.</p>" in resume
     )
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume

@@ -318,8 +318,9 @@ def test_the_stalled_and_left_behind_panels_copy_the_same_message(client, servic
     rewound = made.left_behind()
     text = page(client, f"/runs/{rewound.run_id}/")
     line = text.split('class="left-behind-line"')[1].split("</div>")[0]
-    # Beside the live branch, the branch left behind's line links its step page's "Resume here" (friction22b 13).
-    assert "#resume-here" in line and BUTTON not in line and not tags(line)
+    # Beside the live branch, the branch left behind's line links the branch only: no way to resume on it
+    # (friction26a 7: a second agent by one click), its panel, once shown, offers it (below).
+    assert "#resume-here" not in line and BUTTON not in line and not tags(line)
     # The live branch's pending step runs: the agent's move, said by the status line, not the page's head.
     assert 'id="pending-step"' not in text and tags(status(text)) == ["agents"] and tags(page_head(text)) == []
     tip = line.split('href="?tip=')[1].split('"')[0]

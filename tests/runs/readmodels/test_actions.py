@@ -46,6 +46,11 @@ OLD_NAMES = (
     # friction25a 1, 25b 1: "kept" beside a warning that the branch is marked Replaced; "will read" as jargon.
     "this branch is kept",
     "will read Replaced",
+    # friction26a 3, 26b 1: a second wording of the redo's effect on a branch left behind's step.
+    "The new branch replaces",
+    "stays in the history",
+    # friction26b 5: a second label for "Cancel run…".
+    "Cancel the whole run",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
@@ -102,7 +107,9 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
     # Each place that offers an action reads it from the table.
     assert '"fork"|action' in written["node.html"]
     assert '"branch"|action' in written["_fork.html"]
-    assert '"resume"|section' in written["_attention.html"]
+    # friction26a 7: the run card's line for a branch left behind offers no "Resume here →" (a second agent by
+    # one click); the branch's own panel and step page do.
+    assert "Resume here" not in written["_attention.html"] and '"resume"|section' not in written["_attention.html"]
     # The hand-over's to-dos say what to do in steps (step_actions.handover_steps, friction25a 5), not "To resume".
     assert '"resume"|action' not in written["_fork.html"]
 

@@ -111,21 +111,12 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     # A branch's list starts at its own first step, never at a step passed over on the way into it (friction22a
     # B13: branch 2's "step 3 skipped" read as branch 2's own); between its steps a skipped one stays (branch 3).
     assert [row.words for row in sections[1].rows] == ["step 4 of 8 · area 1 of 2", "step 4 of 8 · area 2 of 2"]
-    # A branch left behind leads to where it is resumed, its last step's page at its resume action (friction19a
-    # 10: the phone's list had no way back); the branch the agent works on needs none.
-    assert sections[0].resume_href == ""
-    for section in sections[1:]:
-        last = section.rows[-1]
-        assert section.resume_href == f"/n/{last.href.split('tip=')[1]}/#resume-here", section.resume_href
-    # Shown, a branch left behind is offered back by its panel above the list: not a second time in it (friction22b
-    # 13: "Want it back?" twice, a screen apart on a phone).
+    # A branch left behind is offered back by its own panel, once it is shown, not by a link in the list
+    # (friction26a 7: a second agent by one click): its heading opens it.
     tip = sections[1].href.split("tip=")[1]
     shown = graph_page(run_detail(forked.review_run, tip=tip), "/r/", "/n/NODE/").sections
-    assert [(s.number, s.shown, bool(s.resume_href)) for s in shown] == [
-        (1, False, False),
-        (2, True, False),
-        (3, False, True),
-    ]
+    assert [(s.number, s.shown) for s in shown] == [(1, False), (2, True), (3, False)]
+    assert not any(hasattr(s, "resume_href") for s in shown)
     first = sections[0].rows
     # Each row says its step's place in the outline as the step list does: the 3rd entry skipped (its
     # condition did not hold), the loop (the 4th) in two rounds; the answered ones done, the last one running.

@@ -38,7 +38,8 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         and working.branch_lead == "Redo this step as a new branch (branch 3), with changed inputs."
         # friction25a 1, 25b 1: the branch named, no "this branch is kept" beside it, no "will read".
         and working.branch_warning
-        == "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+        == "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history "
+        "and marked Replaced: tell its agent, in its chat, to stop."
     )
     # The mechanics under one fold: what inputs are, and why only changed inputs make a branch here.
     assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, step_actions.EDITED_CONTEXT)
@@ -99,7 +100,8 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # A branch started by hand replaces it (friction24b 1): said before, as the run page says it after.
     assert (
         confirm.branch_warning
-        == "Branch 1 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+        == "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history "
+        "and marked Replaced: tell its agent, in its chat, to stop."
     )
     # From the done step before it, the same fact: a run of one branch names none.
     first = Node.objects.filter(run__public_id=waiting.run_id).order_by("pk").first()
@@ -135,8 +137,15 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # Then one short line saying which chat takes it: a new one, not branch 2's (friction23b 7); no rule of
     # which branch the run page shows (friction24a 8).
     # friction25a 2: its effect on the live branch, beside branching's ("The new branch replaces branch 2").
-    assert taken_up.then == ("Branch 2 goes on too: two agents at work. Paste the message into a new chat.",)
-    assert taken_up.branch_warning == "The new branch replaces branch 2: tell its agent to stop."
+    # friction26a 3, 26b 1: and why a redo differs, in one line; the redo's panel says the same rule in full.
+    assert taken_up.then == (
+        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
+        "A redo below would replace branch 2 instead.",
+    )
+    assert taken_up.branch_warning == (
+        "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
+    )
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
         "Branches 2 and 3 go on too: three agents at work. Paste the message into a new chat.",
@@ -157,10 +166,13 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     # A branch started by hand sets aside every other branch that moved lately: branch 2, where the agent works,
     # then reads Replaced (outcomes._set_aside), so the warning says so wherever the branch starts, not that it
     # goes on beside the new one (friction24b 1).
-    elsewhere = "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+    elsewhere = (
+        "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
+    )
     assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
-    # On the branch left behind, beside resuming's "Branch 2 goes on too" (friction25a 2).
-    assert actions_at(str(left.public_id)).branch_warning == "The new branch replaces branch 2: tell its agent to stop."
+    # On the branch left behind, the same sentence: one rule, said alike on every step (friction26a 3, 26b 1).
+    assert actions_at(str(left.public_id)).branch_warning == elsewhere
     # The agent's own step: named by its number like any other (friction25a 1, 25b 1), once.
     tip = str(nodes[-1].public_id)
     assert actions_at(tip, at_work=True).branch_warning == elsewhere
@@ -188,14 +200,18 @@ def test_the_warning_names_the_branches_it_replaces_in_one_sentence():
     step = SimpleNamespace(waiting_on=SimpleNamespace(number=1), state="open")
     others = [SimpleNamespace(number=2), SimpleNamespace(number=3)]
     assert step_actions.branch_warning(node, step, True, others) == (  # type: ignore[arg-type]
-        "Branches 1, 2 and 3 stay in the history, marked Replaced: tell their agents, in their chats, to stop."
+        "Branch 4 becomes the run's line of work. Branches 1, 2 and 3, where agents work now, are kept in the "
+        "history and marked Replaced: tell their agents, in their chats, to stop."
     )
     assert step_actions.branch_warning(node, step, False, others[:1]) == (  # type: ignore[arg-type]
-        "Branch 2 stays in the history, marked Replaced: tell its agent, in its chat, to stop."
+        "Branch 4 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
+        "marked Replaced: tell its agent, in its chat, to stop."
     )
+    # A branch left behind's step says the same rule as any other (friction26a 3: not a second wording).
     behind = SimpleNamespace(waiting_on=SimpleNamespace(number=1), state="left_behind")
     assert step_actions.branch_warning(node, behind, False, others) == (  # type: ignore[arg-type]
-        "The new branch replaces branches 2 and 3: tell their agents to stop."
+        "Branch 4 becomes the run's line of work. Branches 2 and 3, where agents work now, are kept in the "
+        "history and marked Replaced: tell their agents, in their chats, to stop."
     )
     assert step_actions.branch_warning(node, step, False, []) == ""  # type: ignore[arg-type]
 

@@ -191,6 +191,20 @@
     }
   });
 
+  /* "Preview the change" is off while the required "Why" is empty, a line under it saying why, as the reply asking
+   * for changes is (copy.js; friction26a 5). The server still refuses an empty one. */
+  var reason = document.getElementById("fork-reason");
+  var previewButton = document.getElementById("fork-preview-button");
+  var needsWhy = document.getElementById("fork-needs-why");
+  function gatePreview() {
+    if (!reason || !previewButton) return;
+    var empty = !reason.value.trim();
+    previewButton.disabled = empty;
+    if (needsWhy) needsWhy.hidden = !empty;
+  }
+  if (reason) reason.addEventListener("input", gatePreview);
+  gatePreview();
+
   edit.hidden = false;
   changesBox.hidden = false;
   modeBox.hidden = false;
