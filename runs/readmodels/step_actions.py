@@ -110,6 +110,9 @@ class StepActions:
     # "Branch from here"'s warning line, in a warning style: the branches whose agents are at work, which the new
     # branch replaces (branch_warning).
     branch_warning: str = ""
+    # The same for the message way ("Redo with the same inputs"): its branch starts only when an agent answers the
+    # step again, which is a rewind, so the branches at work read Left behind, not Replaced (message_warning).
+    message_warning: str = ""
     # "How branching works"'s lines, under one closed fold: what inputs are, when each way records the branch.
     branch_how: tuple[str, ...] = ()
     # A step waiting for the person's confirmation: the run page's waiting panel's "Why" (friction22b A9).
@@ -171,7 +174,12 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     if not actions.shown:
         return actions
     how = (INPUTS_ARE, SAME_CONTEXT if same else ONLY_EDITED, EDITED_CONTEXT)
-    return replace(actions, branch_warning=branch_warning(node, step, at_work, elsewhere), branch_how=how)
+    return replace(
+        actions,
+        branch_warning=branch_warning(node, step, at_work, elsewhere),
+        message_warning=branch_warning(node, step, at_work, elsewhere, by_hand=False),
+        branch_how=how,
+    )
 
 
 def _of_step(
@@ -262,7 +270,9 @@ def _of_step(
     return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
 
 
-def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry]) -> str:
+def branch_warning(
+    node: NodeDetail, step: StepState, at_work: bool, elsewhere: list[BranchOutcomeEntry], *, by_hand: bool = True
+) -> str:
     """What a new branch does to the branches an agent is at work on (working, or waiting in its chat for the
     person's reply): each then reads Replaced (outcomes._set_aside: a branch started by hand sets aside every
     other unfinished branch that moved lately), and the dashboard cannot tell their agents, so the person does.
@@ -273,13 +283,33 @@ def branch_warning(node: NodeDetail, step: StepState, at_work: bool, elsewhere: 
     too", and "replaces" as deleted): "Branch 3 becomes the run's line of work. Branch 2, where an agent works
     now, is kept in the history and marked Replaced: tell its agent, in its chat, to stop." "" where no agent is
     at work (stalled, paused, left behind: nobody to tell). `elsewhere`: the run's other branches an agent is at
-    work on."""
+    work on. Not `by_hand`, the message way's: its branch starts when an agent answers the step again, a rewind,
+    after which the others read Left behind (outcomes._set_aside sets aside only for a branch started by hand):
+    "When an agent answers this step again, branch 3 becomes the run's line of work and branch 2, where an agent
+    works now, is left behind: paste the message into its chat, or tell its agent to stop."."""
     own = step.waiting_on.number if at_work and step.waiting_on is not None else None
     numbers = sorted({o.number for o in elsewhere} | ({own} if own is not None else set()))
     if not numbers:
         return ""
     names = listing.joined([str(n) for n in numbers])
-    lead = f"Branch {node.run.branch_count + 1} becomes the run's line of work."
+    new = node.run.branch_count + 1
+    if not by_hand:
+        several = len(numbers) > 1
+        return (
+            f"When an agent answers this step again, branch {new} becomes the run's line of work and "
+            + (
+                f"branches {names}, where agents work now, are"
+                if several
+                else f"branch {names}, where an agent works now, is"
+            )
+            + " left behind: paste the message into "
+            + (
+                "one of their chats, and tell the other agents to stop."
+                if several
+                else "its chat, or tell its agent to stop."
+            )
+        )
+    lead = f"Branch {new} becomes the run's line of work."
     if len(numbers) > 1:
         return (
             f"{lead} Branches {names}, where agents work now, are kept in the history and marked Replaced: "

@@ -103,10 +103,14 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     ways = between(branch, '<details class="resume-message redo-way" id="fork-message">', 'id="branch-how"')
     closed = branch.replace(ways, "")
     assert "marked Replaced" not in closed and "notice warn" not in closed
+    # Each way's outcome as it is: the message's branch starts when an agent answers again (a rewind: the branch
+    # at work is left behind); the form's is started by hand and replaces it (outcomes._set_aside).
     same = between(branch, 'id="fork-message-warning">', "</p>")
-    assert same.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
+    assert same.startswith("When an agent answers this step again, branch 3 becomes the run&#x27;s line of work")
+    assert "is left behind: paste the message into its chat" in same and "Replaced" not in same
     form = between(branch, 'id="branch-warning">', "</p>")
-    assert form == same and branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
+    assert form.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
+    assert branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
     assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or changed inputs.</p>' in branch
     assert 'id="branch-inputs">Inputs now: <code>' in branch

@@ -170,7 +170,15 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
         "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
         "marked Replaced: tell its agent, in its chat, to stop."
     )
-    assert actions_at(str(nodes[0].public_id)).branch_warning == elsewhere
+    first = actions_at(str(nodes[0].public_id))
+    assert first.branch_warning == elsewhere
+    # The message way's branch starts when an agent answers the step again: a rewind, after which branch 2 reads
+    # Left behind, not Replaced (outcomes._set_aside sets aside only for a branch started by hand), and its agent
+    # may be the one the message goes to.
+    assert first.message_warning == (
+        "When an agent answers this step again, branch 3 becomes the run's line of work and branch 2, where an "
+        "agent works now, is left behind: paste the message into its chat, or tell its agent to stop."
+    )
     # On the branch left behind, the same sentence: one rule, said alike on every step (friction26a 3, 26b 1).
     assert actions_at(str(left.public_id)).branch_warning == elsewhere
     # The agent's own step: named by its number like any other (friction25a 1, 25b 1), once.
@@ -180,6 +188,7 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     quiet = made.stalled()
     for node in Node.objects.filter(run__public_id=quiet.run_id):
         assert actions_at(str(node.public_id)).branch_warning == ""
+        assert actions_at(str(node.public_id)).message_warning == ""
 
 
 def test_no_section_where_nothing_can_be_done(service_catalog):
