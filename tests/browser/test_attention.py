@@ -401,6 +401,13 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     else:
         from_start = re.compile(r"^Redoes .+, from the start$")
         expect(sized_page.locator(".gl-branch .gl-fork", has_text=from_start)).to_have_count(1)
+        # No blank band between the line that says the other branches are there and the run's fold under it
+        # (friction26a 6: about 40 px, as if something had failed to show).
+        gap = sized_page.evaluate(
+            "() => document.querySelector('#run-details').getBoundingClientRect().top"
+            " - document.querySelector('#others-line').getBoundingClientRect().bottom"
+        )
+        assert gap <= 12, gap
     # One line beside the live branch, which leads; "Resume here →" leads to its step page's section, named as
     # there (friction22a B3: no "Want it back?" fold). On a phone the list of branches below names it instead
     # (friction18a 17): its heading opens the branch.
