@@ -130,11 +130,21 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     # The shown run's card in the runs column counts its branches as the others do (friction19a 14).
     expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")).to_contain_text("3 branches")
     if (sized_page.viewport_size or {})["width"] > 800:
-        # On a wide screen the runs column stays in sight down the long run beside it (friction19a 12).
-        sized_page.locator("#steps-title").scroll_into_view_if_needed()
-        assert sized_page.evaluate("window.scrollY") > 300
-        expect(sized_page.locator(".runs-nav a.run-link[aria-current=page]")).to_be_in_viewport()
-        sized_page.evaluate("window.scrollTo(0, 0)")
+        # On a wide screen the runs column stands beside the run's card, which starts at its top, and the cards
+        # past its end take the whole width under it (friction26a 15, 26b 14: a column kept down the page stood
+        # empty beside squeezed findings and graph).
+        rail, run_card, steps, layout = (
+            sized_page.locator(i).bounding_box()
+            for i in (
+                ".runs-nav",
+                "section[aria-labelledby=run-title]",
+                "section[aria-labelledby=steps-title]",
+                ".session-layout",
+            )
+        )
+        assert rail and run_card and steps and layout
+        assert run_card["x"] >= rail["x"] + rail["width"] and abs(run_card["y"] - rail["y"]) < 24, (rail, run_card)
+        assert abs(steps["x"] - layout["x"]) < 1 and steps["width"] >= layout["width"] - 1, (steps, layout)
     # No "·" starts or ends a line (friction16a 15, friction16b 8). On a phone the other branches fold to their
     # count, so the shown branch's steps come sooner (friction16a 13); on a desktop they show, under a heading.
     assert separator_orphans(sized_page) == []
