@@ -97,7 +97,7 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     tops = {round(box["y"]) for box in (item.bounding_box() for item in row.all()) if box}
     assert len(tops) == 1, tops
     more = menu.locator(".nav-more summary")
-    expect(more).to_have_text("More")  # always "More" (friction18a 15), highlighted: the current page is in it
+    expect(more).to_have_text("More: Admin")  # "More" (friction18a 15), highlighted, naming the page in it (26a 16)
     # The account line takes no second row of the bar (friction17b 8): the bar is one row, its theme switch at
     # the end; "Change password" and "Log out" are in "More ▾".
     tools = page.locator("#user-tools")
