@@ -215,6 +215,8 @@ class Node(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["run", "depth"])]
+        verbose_name = "step"  # the dashboard's word for what a node records (friction26b 19: "Nodes")
+        verbose_name_plural = "steps"
 
     def __str__(self) -> str:
         if self.is_complete:
@@ -228,6 +230,10 @@ class Attempt(models.Model):
     public_id = models.BigIntegerField("ID", unique=True)
     node = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="attempts")
     created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "step attempt"
+        verbose_name_plural = "step attempts"
 
     def __str__(self) -> str:
         return f"ack token {self.public_id} for {self.node}"

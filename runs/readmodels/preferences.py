@@ -32,7 +32,6 @@ class InEffect:
     mode: str
     words: str  # mode_words(baseline)
     does: str  # mode_does(baseline): what the agent does under it, one sentence
-    gist: str  # mode_gist(baseline): the head's short phrase after the mode's name, "" when not known
     runs: list[RunPreferences]  # open runs whose next step takes other preferences than the baseline
 
 
@@ -56,7 +55,6 @@ def in_effect(session: Session) -> InEffect:
         mode=mode_of(baseline),
         words=mode_words(baseline),
         does=mode_does(baseline),
-        gist=mode_gist(baseline),
         runs=differing,
     )
 
@@ -78,14 +76,6 @@ def mode_does(preferences: dict[str, str]) -> str:
     stances = [STANCES.get((key, preferences.get(key, ""))) for key in ("autonomy", "riskPolicy")]
     parts = [stance.does for stance in stances if stance is not None]
     return f"The agent {', and '.join(parts)}." if parts else ""
-
-
-def mode_gist(preferences: dict[str, str]) -> str:
-    """What the mode changes for the agent, in a phrase for the session's head ("the agent asks you at every
-    confirmation"): its autonomy's stance, the part a mode sets (friction22a B10: the mode's name alone, its
-    meaning a tooltip no phone can hover, read as unexplained); "" for an autonomy outside the closed set."""
-    stance = STANCES.get(("autonomy", preferences.get("autonomy", "")))
-    return f"the agent {stance.does}" if stance is not None else ""
 
 
 def mode_words(preferences: dict[str, str]) -> str:

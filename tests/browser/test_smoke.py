@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tests.browser import SCREENSHOTS_DIR, screenshot
-from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot, visit
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -97,7 +97,7 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     tops = {round(box["y"]) for box in (item.bounding_box() for item in row.all()) if box}
     assert len(tops) == 1, tops
     more = menu.locator(".nav-more summary")
-    expect(more).to_have_text("More")  # always "More" (friction18a 15), highlighted: the current page is in it
+    expect(more).to_have_text("More: Admin")  # "More" (friction18a 15), highlighted, naming the page in it (26a 16)
     # The account line takes no second row of the bar (friction17b 8): the bar is one row, its theme switch at
     # the end; "Change password" and "Log out" are in "More ▾".
     tools = page.locator("#user-tools")
@@ -176,4 +176,30 @@ def test_the_api_docs_page_renders_from_local_files_under_the_csp(page, console_
     page.wait_for_selector(".swagger-ui .opblock", timeout=15_000)  # the operations are listed
     assert page.get_by_text("/api/v1/sessions", exact=True).first.is_visible()
     assert all(url.startswith(site) for url in requested), [u for u in requested if not u.startswith(site)]
+    console_log.assert_clean()
+
+
+def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, site, viewport):
+    """Signed in, a dashboard page's bar names the person with a way out (friction26b 19: only the admin did): at
+    the bar's end on a desktop, at the end of "More" on a phone, the bar one row at both sizes. Logging out comes
+    back to the page, signed out."""
+    log_in_to_admin(sized_page, site)
+    visit(sized_page, site + "/workflows/", "signed-in")
+    line = sized_page.locator("#account-line")
+    if viewport == PHONE:
+        expect(line).to_be_hidden()
+        sized_page.locator(".nav-more summary").click()
+        who = sized_page.locator(".nav-more .menu-who")
+        expect(who).to_have_text("Signed in as admin")
+        expect(who).to_be_in_viewport()
+        out = sized_page.locator(".nav-more .menu-logout")
+    else:
+        expect(line).to_have_text("Signed in as admin · Log out")
+        bar, nav = line.bounding_box(), sized_page.locator(".topbar nav").bounding_box()
+        assert bar and nav and abs(bar["y"] + bar["height"] / 2 - (nav["y"] + nav["height"] / 2)) < 8, (bar, nav)
+        out = line.get_by_role("button", name="Log out")
+    with sized_page.expect_navigation():
+        out.click()
+    assert sized_page.url == site + "/workflows/"
+    expect(sized_page.get_by_text("Signed in as")).to_have_count(0)
     console_log.assert_clean()

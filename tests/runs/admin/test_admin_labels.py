@@ -30,6 +30,10 @@ def test_every_table_has_a_plural_a_person_would_write():
     assert names["step answer"] == "step answers"
     assert names["user input the agent skipped"] == "user inputs the agent skipped"
     assert names["git commit worked on"] == "git commits worked on"
+    # The dashboard's words (friction26b 19: "Nodes" and "Attempts" beside a dashboard that says "steps").
+    assert names["step"] == "steps"
+    assert names["step attempt"] == "step attempts"
+    assert "node" not in names and "attempt" not in names
     for singular, plural in names.items():
         assert not plural.endswith(("ys", "ss", "sis")), plural
         assert "(" not in plural and "position" not in plural, plural
@@ -68,7 +72,10 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
     for link in ('href="/sessions/">Sessions<', 'href="/workflows/">Workflows<', 'href="/connect/">Connect<'):
         assert link in menu, menu
     assert '<a href="/admin/" aria-current="page">Admin</a>' in menu
-    assert '<summary class="holds-current">More</summary>' in menu
+    assert (
+        '<summary class="holds-current"><span class="more-word">More</span><span class="more-here">'
+        '<span class="visually-hidden">: </span>Admin</span></summary>'
+    ) in menu
     # The brand is the dashboard's, "local dashboard" and all: no separate "admin" product name.
     assert '<a class="brand" href="/">WorkRail<span>local dashboard</span></a>' in index
     sessions = superuser_client.get("/admin/runs/session/").content.decode()

@@ -326,15 +326,13 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
 def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, service_catalog):
     start = start_workflow(made.PLAN)
     html = page(client, f"/sessions/{start['session']['sessionId']}/")
-    # One line among the head's facts names the mode and what it makes the agent do, in a phrase in sight on a
-    # phone too, not a tooltip (friction22a B10), and links to the fold at the page's end: what a mode is (said
-    # there once), the whole sentence, the switch and the history.
+    # One short line among the head's facts names the mode, once (friction26a 9: a phrase of what it does here and
+    # the name again in the fold's title), and links to the fold at the page's end: what the mode makes the agent
+    # do, what a mode is (said there once), the switch and the history.
     does = "The agent asks you at every confirmation, and weighs risk against speed."
     facts = html.split('id="session-facts"')[1].split("</ul>")[0]
-    assert (
-        '<li id="session-mode">Mode: <strong id="mode-name">Guided, balanced risk</strong>'
-        ' <span id="mode-gist">— the agent asks you at every confirmation</span> · ' in facts
-    )
+    assert '<li id="session-mode">Mode: <strong id="mode-name">Guided, balanced risk</strong> · <a' in facts
+    assert 'id="mode-title">Mode <span class="fold-parts">' in html
     assert "title=" not in facts.split('id="session-mode"')[1]
     assert '<a href="#mode-title" id="mode-link">change</a>' in facts
     assert html.index('id="timeline-title"') < html.index('<details class="fold" id="mode">')

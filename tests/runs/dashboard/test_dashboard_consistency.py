@@ -40,10 +40,7 @@ def test_the_mode_panel_says_which_run_takes_the_preferences_its_history_shows(c
     now = re.sub(r"\s+", " ", head.split('id="mode-name"', 1)[1])
     # In words people use: the mode that sets the autonomy and the risk, not the stored keys and values; the
     # head's line says a run takes another, the fold which one.
-    assert now.startswith(
-        '>Guided, balanced risk</strong> <span id="mode-gist">— the agent asks you at every confirmation</span>'
-        " (1 run takes another)"
-    )
+    assert now.startswith(">Guided, balanced risk</strong> (1 run takes another)")
     assert "runs started from now on take <strong>Guided, balanced risk</strong>" in panel
     assert "riskPolicy" not in now and "autonomy" not in now
     runs = re.sub(r"\s+", " ", panel.split('id="mode-runs"', 1)[1].split("</ul>", 1)[0])
@@ -59,7 +56,7 @@ def test_the_mode_panel_says_now_when_every_open_run_takes_the_baseline(client, 
     settings.WORKRAIL_DEFAULT_PREFERENCES = {"autonomy": "guided", "riskPolicy": "conservative"}
     html = html_of(client, f"/sessions/{start['session']['sessionId']}/")
     assert 'id="mode-runs"' not in html
-    assert 'id="mode-name">Guided, balanced risk</strong> <span id="mode-gist">' in html
+    assert 'id="mode-name">Guided, balanced risk</strong> · <a' in html
     assert "runs started from now on take" not in html
 
 
