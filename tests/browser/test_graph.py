@@ -40,7 +40,8 @@ CARD_AND_LIST_DIFFER = """() => {
   });
   // A card's short form ("round 2/3") is the list's long one with the totals cut ("round 2 of 3").
   const long = (piece) => piece.replace(/(\\d+)\\/(\\d+)/, "$1 of $2");
-  return [pairs.length, pairs.filter(([card, list]) => !card.split(" · ").every((piece) => list.includes(long(piece))))];
+  const differs = ([card, list]) => !card.split(" · ").every((piece) => list.includes(long(piece)));
+  return [pairs.length, pairs.filter(differs)];
 }"""
 
 
