@@ -982,10 +982,10 @@ class ToolCallEntry(Shape):
 class ToolStats(Shape):
     tool: str
     calls: int
-    errors: int = Field(description="Calls that failed: neither ok, nor held (blocked), nor refused.")
+    errors: int = Field(description="Calls that failed inside the server: INTERNAL_ERROR, or no error code.")
     refused: int = Field(
-        description="Calls refused because their run had ended: RUN_CANCELED or NODE_COMPLETE, the right answer, "
-        "not a failure."
+        description="Calls answered with any other error code, which told the agent why (a bad workflow id, a stale "
+        "token, a run that ended: RUN_CANCELED, NODE_COMPLETE): not the server's failures."
     )
     p50_ms: float
     p95_ms: float
