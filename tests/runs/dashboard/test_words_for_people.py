@@ -365,3 +365,19 @@ def test_the_sessions_list_starts_and_imports_from_its_head_and_titles_each_row(
 def recent_fold(client) -> str:
     """The timings page's "For developers" fold, shown when a call's reason was not recorded."""
     return page(client, "/timings/").split('<details class="for-developers timings-dev">', 1)[1].split("</details>")[0]
+
+
+def test_the_session_heads_times_are_said_in_one_style(client, service_catalog):
+    # Friction26a 14: "started Nov 30, 2:07 PM · last activity 45 min ago" mixed two styles in one line. Both
+    # say how long ago, the exact moment in each <time>'s tooltip; a run card's start too, beside it.
+    write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-9"})
+    start_workflow("team.ship", context={"sessionKey": "SHIP-9"})
+    session = Session.objects.get(session_key="SHIP-9")
+    shown = page(client, f"/sessions/{session.public_id}/")
+    head = shown.split('<ul class="meta', 1)[1].split("</ul>", 1)[0]
+    forms = re.findall(
+        r'<li>(started|last activity) [^<]*(?:<span[^>]*>[^<]*</span> )?<time [^>]*data-when="(\w+)"', head
+    )
+    assert [word for word, _ in forms] == ["started", "last activity"] and {form for _, form in forms} == {"ago"}
+    assert 'data-when="time"' not in shown.split('id="run-facts"', 1)[1].split("</ul>", 1)[0]
