@@ -58,7 +58,7 @@ class StepPlace(Shape):
     taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json). People read
-    # "step 3 of 7 · round 2 of 4 · part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
+    # "step 3 of 7 · round 2 of 4 (part 2 of 2)" after the step's name (brief): never the outline's "3.2 of 7",
     # read as a version number or a bug (friction24a 10, 24b 3).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
@@ -91,13 +91,20 @@ class StepPlace(Shape):
         return self._loop
 
     @property
+    def unit(self) -> str:
+        """What one round of its loop is called, the same word on every view (graph cards, lists, the run card,
+        the workflow's outline): the loop's own item word when its workflow declares one (a `forEach` loop's
+        `itemVar`: "slice", "area"), else "round" (friction26b 4: "area 1 of 2" in one place, "rounds" in
+        another)."""
+        return self._noun or "round"
+
+    @property
     def round_words(self) -> str:
-        """The round in plain words, named by the loop's own item word when its workflow declares one (a
-        `forEach` loop's `itemVar`: "slice 2 of 3"), else "round 2 of 3"; "round 2" when the loop's length is
-        open; "" off a loop."""
+        """The round in plain words: "round 2 of 3" ("slice 2 of 3" under the loop's own word, `unit`); "round 2"
+        when the loop's length is open; "" off a loop."""
         if self.round is None:
             return ""
-        said = f"{self._noun or 'round'} {self.round}"
+        said = f"{self.unit} {self.round}"
         return f"{said} of {self._rounds}" if self._rounds else said
 
     @property
@@ -111,25 +118,42 @@ class StepPlace(Shape):
 
     @property
     def brief(self) -> str:
-        """The one locator, after the step's name on every view (list rows, headings, chips, graph cards, branch
-        lines, the timeline, the step's page): the loop's entry in the outline, then in a loop its round and, when
-        the loop's body holds several steps, its part: "step 4 of 8 · area 1 of 2", "step 2 of 3 · round 2 of 3 ·
-        part 2 of 2" (friction22a A1: the round alone hid the step's number; friction24a 10, 24b 3: "step 2.2 of
-        3" read as a version number). The loop's name waits in `words`, its tooltip."""
-        return " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words, self.part_words) if w)
+        """The one locator in its long form, after the step's name on every view but a graph card (list rows,
+        headings, chips, branch lines, the run card, the timeline, the step's page): the loop's entry in the
+        outline, then in a loop its round and, when the loop's body holds several steps, its part in brackets:
+        "step 4 of 8 · area 1 of 2", "step 2 of 3 · round 2 of 3 (part 2 of 2)". `short` says the same for a
+        graph card (friction26b 4, 26a 11: three formats read as three counting systems). The loop's name waits
+        in `words`, its tooltip."""
+        said = " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
+        return f"{said} ({self.part_words})" if self.part_words else said
+
+    def short(self, limit: int = 0) -> str:
+        """The same locator for a graph card, in the same order with the totals cut: "step 2 · round 2/3 · part
+        2", "step 2 · area 1/2"; off a loop the long form, short enough ("step 3 of 7"). When `limit` (characters)
+        is set and the whole does not fit, the step's entry drops first (the cards above name it), then the part."""
+        if self.round is None:
+            return self.brief
+        loop = f"{self.unit} {self.round}/{self._rounds}" if self._rounds else f"{self.unit} {self.round}"
+        part = f"part {self.inner}" if self.part_words else ""
+        tries = [
+            " · ".join(w for w in (f"step {self.position}", loop, part) if w),
+            " · ".join(w for w in (loop, part) if w),
+            loop,
+        ]
+        return next((w for w in tries if not limit or len(w) <= limit), loop)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
         of 150", "rounds 5-149" when the loop's length is open; "" off a loop."""
         if self.round is None:
             return ""
-        span = f"{plural(self._noun) if self._noun else 'rounds'} {self.round}-{last}"
+        span = f"{plural(self.unit)} {self.round}-{last}"
         return f"{span} of {self._rounds}" if self._rounds else span
 
     @property
     def words(self) -> str:
         """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · round 2 of
-        3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
+        3 (part 2 of 2) in “Verify each slice”" (tooltips, reports, the agent's message)."""
         said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
@@ -958,10 +982,10 @@ class ToolCallEntry(Shape):
 class ToolStats(Shape):
     tool: str
     calls: int
-    errors: int = Field(description="Calls that failed: neither ok, nor held (blocked), nor refused.")
+    errors: int = Field(description="Calls that failed inside the server: INTERNAL_ERROR, or no error code.")
     refused: int = Field(
-        description="Calls refused because their run had ended: RUN_CANCELED or NODE_COMPLETE, the right answer, "
-        "not a failure."
+        description="Calls answered with any other error code, which told the agent why (a bad workflow id, a stale "
+        "token, a run that ended: RUN_CANCELED, NODE_COMPLETE): not the server's failures."
     )
     p50_ms: float
     p95_ms: float

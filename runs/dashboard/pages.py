@@ -29,7 +29,14 @@ from runs.readmodels import (
     step_state,
     trace,
 )
-from runs.readmodels.timings import MEDIAN_MIN_CALLS, P95_MIN_CALLS, recent_calls, session_note, tool_lines
+from runs.readmodels.timings import (
+    MEDIAN_MIN_CALLS,
+    NOT_RECORDED_REASON,
+    P95_MIN_CALLS,
+    recent_calls,
+    session_note,
+    tool_lines,
+)
 from workflows_app.prose import about_below_the_name
 from workflows_app.tags import UNTAGGED
 
@@ -219,6 +226,7 @@ def timings(request: HttpRequest) -> HttpResponse:
             "timings": tool_lines(),
             "calls": (calls := recent_calls()),
             "session_note": session_note(calls),
+            "calls_unrecorded": any(call.words == NOT_RECORDED_REASON for call in calls),
             "p95_min_calls": P95_MIN_CALLS,
             "median_min_calls": MEDIAN_MIN_CALLS,
         },

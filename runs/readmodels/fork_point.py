@@ -24,10 +24,10 @@ Kind = Literal["again", "by_hand", "checkpoint"]
 
 
 def step_named(node: GraphNode) -> str:
-    """A card's step by its title, then its place in the one short locator: "Verify slice 2 (round 2 of 3)"."""
+    """A card's step by its title, then its place in the one locator, as every row names a step
+    (step_places.named): "Verify slice 2 · step 2 of 3 · round 2 of 3 (part 1 of 2)"."""
     title = node.title or node.step_id or "Step"
-    where = graph_drawing.step_words(node)
-    return f"{title} ({where})" if where else title
+    return " · ".join(w for w in (title, graph_drawing.step_words(node)) if w)
 
 
 @dataclass(frozen=True, slots=True)

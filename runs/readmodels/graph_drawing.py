@@ -43,6 +43,9 @@ CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
+# The locator alone on that line (StepPlace.short): its digits, slashes and dots are narrower than letters, so
+# "step 2 · round 2/3 · part 2" fits whole (tests/browser/test_graph.py measures it).
+LOCATOR_CHARS = 27
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
 # A card graph_story.py adds: the step a branch answered again after a rewind, drawn on that branch. Its one
@@ -116,26 +119,13 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
-    """A card's step line: the one locator (step_words) when it fits the card's width (SUB_CHARS); a loop's step
-    on a narrow card keeps the loop's entry and its round, the outline's length left to the cards beside it and
-    the card's title ("step 2 · round 149 of 150"), and the part of the round when the loop's body holds several
-    steps ("round 1 of 3 · part 2", the loop's entry then left out; never the outline's "2.2", read as a
-    version number: friction24a 10), else its round alone; the tooltip says the place whole."""
-    said = step_words(node, counted=counted)
-    place = node.place
-    if len(said) <= SUB_CHARS or counted or place is None or place.round is None:
-        return said
-    # A loop whose body holds several steps keeps the part: two cards of one round both read "step 2 · round 1
-    # of 3" and could not be told apart (friction25a 3, 25b 7): "round 1 of 3 · part 1".
-    shorter = (
-        [
-            f"step {place.position} · {place.round_words} · part {place.inner}",
-            f"{place.round_words} · part {place.inner}",
-        ]
-        if place.part_words
-        else [f"step {place.position} · {place.round_words}"]
-    )
-    return next((w for w in shorter if len(w) <= SUB_CHARS), place.round_words)
+    """A card's step line: the one locator in its short form (StepPlace.short: "step 2 · round 2/3 · part 2",
+    "step 1/3"), the same order and words as the long form of the lists and the run card, the totals cut to fit
+    the card (LOCATOR_CHARS); the tooltip says the place whole (friction26b 4, 26a 11: the cards' "round 1 of 3 ·
+    part 1" beside the list's "step 2 of 3 · round 1 of 3 · part 1 of 2" read as two counting systems)."""
+    if counted or node.place is None:
+        return step_words(node, counted=counted)
+    return node.place.short(LOCATOR_CHARS)
 
 
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:

@@ -5,9 +5,11 @@ workflows_app/condition_words.py in the style for people, loops by the engine's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from runs.contract.dashboard import plural
 from runs.contract.preferences import RECOMMENDATION_FIELDS
 from runs.readmodels import preferences
 from workflows_app.condition_words import PEOPLE, describe
@@ -50,13 +52,16 @@ def plain(phrase: Phrase) -> str:
 
 
 def loop_words(step: Any) -> Phrase:
-    """How a loop step repeats: "Repeats once for each item in `reviewAreas` (at most 15 rounds)"."""
+    """How a loop step repeats, its rounds called as the run pages call them (loop_unit): "Repeats once for each
+    area in `reviewAreas` (at most 15 areas)", "Repeats 3 times (at most 3 rounds)"."""
     if not isinstance(step, dict) or not isinstance(step.get("loop"), dict):
         return ()
     spec = LoopSpec.of(cast("LoopStep", step))
-    limit = f" (at most {spec.max_iterations} round{'s' if spec.max_iterations != 1 else ''})"
+    unit = loop_unit(step)
+    rounds = unit or "round"
+    limit = f" (at most {spec.max_iterations} {rounds if spec.max_iterations == 1 else plural(rounds)})"
     if spec.type == "forEach":
-        return ("Repeats once for each item in ", _named(spec.items), limit)
+        return (f"Repeats once for each {unit or 'item'} in ", _named(spec.items), limit)
     if spec.type == "for":
         if isinstance(spec.count, int) and not isinstance(spec.count, bool):
             return (f"Repeats {spec.count} time{'s' if spec.count != 1 else ''}", limit)
@@ -74,6 +79,30 @@ def loop_words(step: Any) -> Phrase:
         how = "Repeats until " if spec.type == "until" else "Repeats while "
         return (how + condition_words(spec.condition), limit)
     return ("Repeats as the agent decides after each round", limit)
+
+
+# A `forEach` loop's declared item variable read as one word: "slice" from "currentSlice", "area" from "area".
+# Only a name that is one word, after an optional "current" or "each" (the engine's own default, "currentItem",
+# names nothing); anything else ("serviceName", "slice_2") keeps "round": never a guess at what the name means.
+_PREFIXES = ("current", "each")
+_GENERIC = frozenset({"item", "items", "element", "entry", "value", "thing", "round", "iteration", "index"})
+
+
+def loop_unit(step: Any) -> str:
+    """What one round of the loop `step` is in its workflow's words: the item of a `forEach` loop that declares
+    its `itemVar` ("currentSlice": "slice 2 of 3"); "" (say "round") for any other loop or name. The one word a
+    run's places (StepPlace.unit) and the workflow page's outline call a round by (friction26b 4: the outline
+    said "rounds" where the run said "area 1 of 2")."""
+    loop = step.get("loop") if isinstance(step, Mapping) else None
+    if not isinstance(loop, Mapping) or loop.get("type") != "forEach":
+        return ""
+    name = str(loop.get("itemVar") or "")
+    for prefix in _PREFIXES:
+        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
+            name = name[len(prefix) :]
+    word = name.lower()
+    one_word = len(name) >= 3 and name.isascii() and name.isalpha() and name[1:].islower()
+    return word if one_word and word not in _GENERIC else ""
 
 
 def title_words(title: str) -> str:

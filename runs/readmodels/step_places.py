@@ -2,11 +2,12 @@
 (list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief, friction22a A1):
 "step 3 of 7", and inside a loop the loop's entry then its round, "step 3 of 7 · round 2 of 4" ("slice 2 of 4" when
 a `forEach` loop declares its item, `noun`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 ·
-round 2 of 4 · part 2 of 2 in “Verify each slice”"). The round alone (friction19a
+round 2 of 4 (part 2 of 2) in “Verify each slice”"); a graph card says the same in its short form
+(StepPlace.short: "step 2 · round 2/4 · part 2", friction26b 4). The round alone (friction19a
 8) hid the step's number: a loop's steps read "step 2", "step 3 skipped", "area 1 of 2", "step 5", step 4 missing.
 
 One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
-when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 · part 2 of 2":
+when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 (part 2 of 2)":
 friction23a A5, 23b 4, two steps of one round both read "step 2"; never "2b", read as a typo, nor "step 2.2 of 3",
 read as a version number, friction24a 10). A round has one format wherever it is named: "round 126 of
 150", or "round 126" when the loop's length is open (a `while` or `until` loop). The workflow page's outline numbers
@@ -157,26 +158,10 @@ def _outline(compiled: CompiledWorkflow) -> Outline:
     return Outline(sizes, titles, tuple(noun(step) if size else "" for step, size in zip(steps, sizes, strict=True)))
 
 
-# A `forEach` loop's declared item variable read as one word: "slice" from "currentSlice", "area" from "area".
-# Only a name that is one word, after an optional "current" or "each" (the engine's own default, "currentItem",
-# names nothing); anything else ("serviceName", "slice_2") keeps "round": never a guess at what the name means.
-_PREFIXES = ("current", "each")
-_GENERIC = frozenset({"item", "items", "element", "entry", "value", "thing", "round", "iteration", "index"})
-
-
 def noun(step: Mapping[str, Any]) -> str:
-    """What one round of the loop `step` is in its workflow's words: the item of a `forEach` loop that declares
-    its `itemVar` ("currentSlice": "slice 2 of 3"); "" (say "round") for any other loop or name."""
-    loop = step.get("loop")
-    if not isinstance(loop, Mapping) or loop.get("type") != "forEach":
-        return ""
-    name = str(loop.get("itemVar") or "")
-    for prefix in _PREFIXES:
-        if name.startswith(prefix) and name[len(prefix) : len(prefix) + 1].isupper():
-            name = name[len(prefix) :]
-    word = name.lower()
-    one_word = len(name) >= 3 and name.isascii() and name.isalpha() and name[1:].islower()
-    return word if one_word and word not in _GENERIC else ""
+    """What one round of the loop `step` is in its workflow's words (outline_words.loop_unit, the one reading
+    the workflow page's outline uses too): "slice", "area"; "" says "round"."""
+    return outline_words.loop_unit(step)
 
 
 def _number(value: object) -> int | None:

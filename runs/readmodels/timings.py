@@ -21,6 +21,7 @@ from runs.readmodels.states import LABELS
 from runs.store.pinned import compiled_workflow
 
 RECENT_SHOWN = 100
+_CODES = {code.value: code for code in ErrorCode}
 # Refusals that are the right answer to a run that ended: going on with a canceled run, or answering on a
 # branch already complete. The contract working: counted apart, by their code, never as failures.
 ENDED_RUN_REFUSALS = frozenset({ErrorCode.RUN_CANCELED.value, ErrorCode.NODE_COMPLETE.value})
@@ -32,14 +33,25 @@ class CallOutcome(StrEnum):
     OK = "ok"
     BLOCKED = "blocked"  # a held answer: the contract working, not a failure
     REFUSED = "refused"  # a code in ENDED_RUN_REFUSALS: the right answer to a run that ended
-    ERROR = "error"  # any other code: the call failed
+    REJECTED = "rejected"  # any other WorkRail code: the agent was told what was wrong (a bad id, a stale token)
+    ERROR = "error"  # INTERNAL_ERROR, or no code at all: the call failed inside the server
+
+    @property
+    def turned_away(self) -> bool:
+        """The server said no and told the agent why, in a code of its contract: the page counts these apart
+        from the server's own failures, never red (friction26b 13: a bad workflow id and a crash read as one
+        red "2 (100%)")."""
+        return self in (CallOutcome.REFUSED, CallOutcome.REJECTED)
 
 
 def classify_call(outcome: str) -> CallOutcome:
     """The one split of recorded outcomes, for the timings page and the HTTP API alike."""
     if outcome == CallOutcome.OK or outcome == CallOutcome.BLOCKED:
         return CallOutcome(outcome)
-    return CallOutcome.REFUSED if outcome in ENDED_RUN_REFUSALS else CallOutcome.ERROR
+    if outcome in ENDED_RUN_REFUSALS:
+        return CallOutcome.REFUSED
+    known = _CODES.get(outcome)
+    return CallOutcome.REJECTED if known is not None and known is not ErrorCode.INTERNAL_ERROR else CallOutcome.ERROR
 
 
 # What a failed call's code means, for the timings page (a call's outcome is its error code; the message
@@ -60,11 +72,9 @@ _ERROR_WORDS = {
     ErrorCode.NOT_YOUR_SESSION: "the session belongs to someone else",
     ErrorCode.STORE_BUSY: "the store was busy",
 }
-_CODES = {code.value: code for code in ErrorCode}
-# Where a server's failures are written out: a stdio client keeps the server's stderr (not a "server log"
-# nobody can find).
-# friction18a 21: said plainly here; the timings page's "For developers" fold says what that output is.
-SERVER_ERRORS = "the server's error output"
+# Where a server's failures are written out (settings.LOGGING: stderr, no file): a stdio client keeps the server's
+# stderr in its MCP log. Said where the failure is (friction26b 13: "the server's error output" named no place).
+SERVER_ERRORS = "the stderr of manage.py mcp (the agent's client keeps it in its MCP log)"
 # What a call kept before this server recorded reasons (or sessions) says in their place (friction22b A3: "failed
 # before this server kept each call's reason" and "unknown (older call)" read as a broken page).
 NOT_RECORDED_REASON = "Reason not recorded."
@@ -104,7 +114,8 @@ OUTCOME_LABELS = {
     CallOutcome.OK: "OK",
     CallOutcome.BLOCKED: LABELS["blocked"],
     CallOutcome.REFUSED: TURNED_AWAY,
-    CallOutcome.ERROR: "Error",
+    CallOutcome.REJECTED: TURNED_AWAY,
+    CallOutcome.ERROR: "Server error",
 }
 
 
@@ -125,13 +136,12 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
     if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
         why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
         return f"{tool} was turned away, as it should be: {why}"
-    if message.strip():
-        return f"{tool} failed: {message.strip()}"
     if code is None:
-        if outcome.lower() == "error":
+        if outcome.lower() == "error" and not message.strip():
             return NOT_RECORDED_REASON
-        return f"{tool} failed with the code {outcome}"
-    return f"{tool} failed: {_ERROR_WORDS.get(code, code.value.lower().replace('_', ' '))}"
+        return f"{tool} failed: {message.strip()}" if message.strip() else f"{tool} failed with the code {outcome}"
+    why = message.strip() or _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
+    return f"{tool} was turned away: {why}"
 
 
 @dataclass(frozen=True)
@@ -252,8 +262,8 @@ class ToolLine:
 
     tool: str
     calls: int
-    errors: int  # calls that failed: neither ok, nor blocked, nor a refusal in ENDED_RUN_REFUSALS
-    refused: int  # refusals in ENDED_RUN_REFUSALS: the expected answer to a run that ended
+    errors: int  # calls that failed inside the server (CallOutcome.ERROR): the only red figure
+    refused: int  # calls turned away with a code the agent was told (CallOutcome.turned_away)
     median: str  # "41 ms", "1.8 s" (time_axis.milliseconds); "" below MEDIAN_MIN_CALLS calls
     p95: str  # "" below P95_MIN_CALLS calls
     slowest: str
@@ -276,10 +286,6 @@ class ToolLines:
     def kept_said(self) -> str:
         """How many calls are kept, as a person reads a count ("5,000")."""
         return f"{self.kept:,}"
-
-    @property
-    def refused(self) -> bool:
-        return any(line.refused for line in self.lines)
 
 
 @dataclass(frozen=True)
@@ -312,7 +318,7 @@ def tool_lines() -> ToolLines:
                 tool=tool,
                 calls=len(ordered),
                 errors=each.outcomes[CallOutcome.ERROR],
-                refused=each.outcomes[CallOutcome.REFUSED],
+                refused=each.outcomes[CallOutcome.REFUSED] + each.outcomes[CallOutcome.REJECTED],
                 median=time_axis.milliseconds(median(ordered)) if len(ordered) >= MEDIAN_MIN_CALLS else "",
                 p95=time_axis.milliseconds(percentile(ordered, 0.95)) if enough else "",
                 slowest=time_axis.milliseconds(ordered[-1]),
@@ -346,7 +352,7 @@ def tool_timings(*, recent: int = RECENT_SHOWN) -> ToolTimings:
                 tool=each.tool,
                 calls=len(ordered),
                 errors=each.outcomes[CallOutcome.ERROR],
-                refused=each.outcomes[CallOutcome.REFUSED],
+                refused=each.outcomes[CallOutcome.REFUSED] + each.outcomes[CallOutcome.REJECTED],
                 p50_ms=round(median(ordered), 3),
                 p95_ms=round(percentile(ordered, 0.95), 3),
                 max_ms=round(ordered[-1], 3),

@@ -647,6 +647,12 @@ def loop_words(step: Any) -> SafeString:
 
 
 @register.filter
+def loop_unit(step: Any) -> str:
+    """What one round of a loop step is called, as its run's pages call it: "area", else "round"."""
+    return outline_words.loop_unit(step) or "round"
+
+
+@register.filter
 def loop_words_plain(step: Any) -> str:
     return outline_words.plain(outline_words.loop_words(step))
 

@@ -4,6 +4,8 @@ without empty columns."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -94,6 +96,12 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     for pill in findings.locator(".sev").all():
         ink, fill = pill.evaluate("p => [getComputedStyle(p).color, getComputedStyle(p).backgroundColor]")
         assert contrast(ink, fill) >= 4.5, (pill.text_content(), ink, fill)
+    # Friction26b 15: the colours people expect of a severity, red for Critical, orange for Major, grey for Minor.
+    rgb = {n: [int(v) for v in re.findall(r"\d+", by_grade[n]["fill"])[:3]] for n in ("critical", "major", "minor")}
+    red, orange, grey = rgb["critical"], rgb["major"], rgb["minor"]
+    assert red[0] > 2 * max(red[1], red[2]), rgb  # red: its green and blue low alike
+    assert orange[0] > orange[1] > orange[2] and orange[1] > 2 * orange[2], rgb  # orange: green between
+    assert max(grey) - min(grey) < 20, rgb  # grey: no hue
     findings.scroll_into_view_if_needed()
     keep_screenshot(page, "findings")
     assert_fits(page)

@@ -167,7 +167,7 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     # their unit), not a stack of a line per column.
     # Two calls per tool: the Median and p95 columns are there all the same, "—" in them, and why said once
     # under the table (friction18a 2: a note about "—" under columns that were not there). The canceled run's
-    # refusal is the expected answer: counted apart from the errors, which stay at 0 for continue_workflow.
+    # refusal is the expected answer: turned away, never red, so continue_workflow shows no red figure.
     stats = sized_page.locator("table.tool-stats")
     expect(stats.locator("thead abbr")).to_have_count(1)
     expect(stats.locator("tbody td").filter(has_text=re.compile("^—$"))).to_have_count(4)
@@ -175,8 +175,9 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     going_on = stats.locator("tbody tr").filter(has_text="continue_workflow")
     expect(going_on.locator(".risk-high")).to_have_count(0)
     # An error count and its share are one piece: never "2" / "(100" / "%)" down a phone's cell (friction19a 2).
+    # Friction26b 13: the bad workflow id the agent sent is turned away; only the crash is a red server error.
     failing = stats.locator("tbody tr").filter(has_text="start_workflow").locator(".risk-high")
-    expect(failing).to_have_text("2 (100%)")
+    expect(failing).to_have_text("1 (50%)")
     assert failing.evaluate("e => e.getClientRects().length") == 1
     for row in stats.locator("tbody tr").all():
         lines = row.evaluate(CELL_LINES)
@@ -187,7 +188,7 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             # Every column's figure, the slowest call's too: not dropped without a word (friction9 15), three
             # to a line, the counts then the times (friction20b 1: six to a line ran "2 (100%)" into its
             # neighbour). Two calls per tool: a "—" median, which would only be those calls again (friction16a 18).
-            names = [["Calls", "Errors", "Turned"], ["Median", "p95", "Slowest"]]
+            names = [["Calls", "Turned", "Server"], ["Median", "p95", "Slowest"]]
             assert [[figure.split()[0] for figure in line] for line in lines[1:]] == names, lines
             # No figure runs into another: each cell's content stays inside its own cell.
             assert row.evaluate(OVERLAPS) == [], row.inner_text()
@@ -205,10 +206,17 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
     expect(canceled).to_contain_text("continue_workflow was turned away, as it should be: the run was canceled")
     expect(canceled.locator(".badge")).to_have_text("Turned away")
-    expect(recent).to_contain_text("start_workflow failed inside the server on an unexpected OperationalError")
+    crash = recent.locator("tbody tr").filter(has_text="INTERNAL_ERROR")
+    expect(crash.locator(".badge")).to_have_text("Server error")
+    expect(crash).to_contain_text(
+        "start_workflow failed inside the server on an unexpected OperationalError; the details are in the stderr of"
+        " manage.py mcp"
+    )
     expect(recent).not_to_contain_text("without an error code")
     # A failed call says why in its error's own words, as the agent was told them, when they were kept.
-    expect(recent).to_contain_text("start_workflow failed: There is no workflow 'wr.nope' here.")
+    bad_id = recent.locator("tbody tr").filter(has_text="WORKFLOW_NOT_FOUND")
+    expect(bad_id).to_contain_text("start_workflow was turned away: There is no workflow 'wr.nope' here.")
+    expect(bad_id.locator(".badge")).to_have_text("Turned away")
     canceled.get_by_role("link").last.click()
     sized_page.wait_for_load_state("networkidle")
     assert sized_page.url.endswith(f"/runs/{forked.review_run}/")

@@ -722,7 +722,7 @@ def test_timings_connect_import_and_the_error_page(sized_page, console_log, site
     tool_calls.save([Timed("continue_workflow", "ok", 12.5, now), Timed("start_workflow", "error", 1834.25, now)])
     visit(sized_page, site + "/timings/", "timings")
     expect(sized_page.locator("table").first).to_contain_text("continue_workflow")
-    expect(sized_page.locator("section[aria-labelledby=recent-title] .badge")).to_have_text(["Error", "OK"])
+    expect(sized_page.locator("section[aria-labelledby=recent-title] .badge")).to_have_text(["Server error", "OK"])
     # A call from before reasons were kept: plain words, no pointer to logs in the row (friction22b A3).
     expect(sized_page.locator(".recent-calls .outcome-words")).to_have_text(["Reason not recorded."])
     visit(sized_page, site + "/connect/", "connect")

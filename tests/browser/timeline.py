@@ -75,11 +75,12 @@ TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
 
 
 def assert_times_said_one_way(page: Any, visible: str) -> None:
-    """One rule for the moments on a page (times.js): when something started is a clock time, the last
-    activity how long ago; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
+    """One rule for the moments on a page (times.js): a session's head says when it started and its last
+    activity in one style, how long ago (friction26a 14: a clock beside "45 min ago" in one line), the clock in
+    each tooltip; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
     times = page.evaluate(TIMES_AFTER_WORDS)
     started = [time["form"] for time in times if time["words"].endswith("started")]
     latest = [time["form"] for time in times if time["words"].endswith("last activity")]
-    assert started and set(started) == {"time"}, times
+    assert started and set(started) == {"ago"}, times
     assert set(latest) <= {"ago"}, times
     assert "UTC" not in visible

@@ -187,7 +187,8 @@ def test_a_step_longer_than_the_rest_of_a_page_starts_on_it_instead_of_leaving_i
 
 def test_severities_in_print_are_a_graded_meter_in_no_states_colour():
     # As on the dashboard (friction12 12): a report's severity never wears a state's colour (red is Blocked,
-    # amber a person's move), and each grade has its own marks, Critical the only one filled.
+    # amber a person's move), and each grade has its own marks; Critical and Major filled, red and orange, as on the
+    # dashboard (friction26b 15: a black Critical read against instinct).
     css = (REPO / "workrail_site" / "static" / "reports" / "print.css").read_text(encoding="utf-8")
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     state_colours = set(re.findall(r"\.status-\w+ \{ color: (#[0-9a-f]{6}); \}", css))
@@ -197,7 +198,8 @@ def test_severities_in_print_are_a_graded_meter_in_no_states_colour():
     marks = {grade: re.search(rf"\.sev-{grade}::before \{{ content: \"([■□]+)\"", css) for grade in GRADES}
     assert [m.group(1).count("■") if m else None for m in marks.values()] == [3, 2, 1, 0]
     filled = [g for g in GRADES if "background" in next(b for s, b in rules.items() if f".sev-{g} " in s + " ")]
-    assert filled == ["critical"]
+    assert filled == ["critical", "major"]
+    assert "#a3170e" in rules[next(s for s in rules if ".sev-critical " in s + " ")]
 
 
 GRADES = ("critical", "major", "minor", "nit")

@@ -145,7 +145,8 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
     # No reason kept (a row from before codes were): said plainly under its Error tag (friction22b A3); where to
     # look instead is in the page's "For developers" fold.
-    assert '>Error</span><div class="small outcome-words">Reason not recorded.</div>' in recent
+    assert '>Server error</span><div class="small outcome-words">Reason not recorded.</div>' in recent
+    assert "A reason “not recorded” belongs to a call from before this server kept reasons" in recent_fold(client)
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
     assert "continue_workflow was turned away, as it should be: that branch is already complete" in recent  # no link
@@ -208,10 +209,8 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
         "Median</th>" in stats and "p95</abbr></th>" in stats and stats.count('<td class="num">—</td>') == 8
     )  # four tools
     assert "A median shows from 3 calls, a p95 from 20; “—” until then." in stats
-    # friction18a 21: the server's stderr is named only under "For developers"; the page's own lines are plain.
-    page_lines, fold = shown.split('<details class="for-developers timings-dev">', 1)
-    assert "stderr" not in page_lines
-    assert "A reason “not recorded” belongs to a call from before this server kept reasons" in fold  # where to look
+    # No server error and no call without its reason here: nothing names the server's stderr, and no fold.
+    assert "stderr" not in shown and "timings-dev" not in shown
     assert "Keeps the last 5,000 tool calls agents made over" in shown
 
 
@@ -234,29 +233,36 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     stats = shown.split('id="stats-title"', 1)[1].split("</section>", 1)[0]
     assert stats.count("—</td>") == 1 and stats.count("a p95 from 20") == 1
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
-    assert row.startswith('<td class="num">4</td><td class="num"><span class="risk-high nowrap">1 (25%)</span></td>')
-    assert '<td class="num">1</td>' in row and "3 ms" in row and "1.8 s" in row  # refused: 1; median; slowest
-    assert "Turned away (run ended)</th>" in stats and stats.count("not a failure") == 1  # what a refusal is, said once
+    # Friction26b 13: a code the agent was told (a run that ended, a busy store) is turned away, never red; only a
+    # failure inside the server is.
+    assert row.startswith('<td class="num">4</td><td class="num">2</td><td class="num">0</td>')
+    assert "risk-high" not in row and "3 ms" in row and "1.8 s" in row  # median; slowest
+    assert "Turned away</th>" in stats and "Server errors</th>" in stats
+    ToolCall.objects.create(tool="continue_workflow", outcome="INTERNAL_ERROR", duration_ms=2.0, started_at=now)
+    stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
+    row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
+    assert row.startswith('<td class="num">5</td><td class="num">2</td><td class="num"><span class="risk-high')
+    assert ">1 (20%)</span>" in row
 
 
 def test_the_refused_column_stays_when_no_call_was_refused(client):
-    """Errors and Refused are the table's fixed columns, 0 or not (friction10 14): they do not come and go."""
+    """Turned away and Server errors are the table's fixed columns, 0 or not (friction10 14)."""
     ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=timezone.now())
     stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Errors</th>" in stats and "Turned away (run ended)</th>" in stats
+    assert "Server errors</th>" in stats and "Turned away</th>" in stats
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">1</td><td class="num">0</td><td class="num">0</td>')
-    assert 'id="refused-note"' not in stats  # what a refusal is, said where one is counted
 
 
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("continue_workflow", "ok") == ""
     assert call_words("continue_workflow", "blocked") == "the step was held: the output lacked something"
-    assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow failed: the store was busy"
-    assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow failed: bundle too large"  # own words
-    # Where the details are: the server's stderr, which a stdio client keeps (not a "server log" nobody can find).
-    # friction18a 21: said plainly; the page's "For developers" fold names stderr of manage.py mcp.
-    where = "the details are in the server's error output"
+    # A code the agent was told: turned away (friction26b 13), not a failure of the server.
+    assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow was turned away: the store was busy"
+    assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow was turned away: bundle too large"
+    # Where the details are: the server's stderr, named where the failure is (friction26b 13: "the server's error
+    # output" named no place), which a stdio client keeps.
+    where = "the details are in the stderr of manage.py mcp (the agent's client keeps it in its MCP log)"
     assert call_words("start_workflow", "INTERNAL_ERROR") == f"start_workflow failed inside the server; {where}"
     assert call_words("start_workflow", "ERROR", "OperationalError") == (
         f"start_workflow failed inside the server on an unexpected OperationalError; {where}"
@@ -354,3 +360,24 @@ def test_the_sessions_list_starts_and_imports_from_its_head_and_titles_each_row(
     assert columns[:3] == ["State", "Title", "Where it is"] and "Workflows" not in columns
     row = listed.split('<td class="session-name">', 1)[1].split("</td>", 1)[0]
     assert ">Fix the login timeout</a>" in row and '<span class="session-title session-key-under">KEY-03</span>' in row
+
+
+def recent_fold(client) -> str:
+    """The timings page's "For developers" fold, shown when a call's reason was not recorded."""
+    return page(client, "/timings/").split('<details class="for-developers timings-dev">', 1)[1].split("</details>")[0]
+
+
+def test_the_session_heads_times_are_said_in_one_style(client, service_catalog):
+    # Friction26a 14: "started Nov 30, 2:07 PM · last activity 45 min ago" mixed two styles in one line. Both
+    # say how long ago, the exact moment in each <time>'s tooltip; a run card's start too, beside it.
+    write_json(service_catalog["extra"] / "ship.json", workflow_doc("team.ship", name="Ship it"))
+    start_workflow("team.ship", context={"sessionKey": "SHIP-9"})
+    start_workflow("team.ship", context={"sessionKey": "SHIP-9"})
+    session = Session.objects.get(session_key="SHIP-9")
+    shown = page(client, f"/sessions/{session.public_id}/")
+    head = shown.split('<ul class="meta', 1)[1].split("</ul>", 1)[0]
+    forms = re.findall(
+        r'<li>(started|last activity) [^<]*(?:<span[^>]*>[^<]*</span> )?<time [^>]*data-when="(\w+)"', head
+    )
+    assert [word for word, _ in forms] == ["started", "last activity"] and {form for _, form in forms} == {"ago"}
+    assert 'data-when="time"' not in shown.split('id="run-facts"', 1)[1].split("</ul>", 1)[0]

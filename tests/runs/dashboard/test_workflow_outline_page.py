@@ -78,6 +78,9 @@ def test_the_workflow_page_speaks_words_not_field_names(client: Client, service_
     assert "<dt>Features</dt>" not in page
     assert "<dt>workflowHash</dt>" not in page and "<dt>Content hash</dt>" in page
     assert "Review [area]" in page and "{{area}}" not in page
+    # The loop's rounds called by its item, as its run's pages count them ("area 1 of 2"), never "rounds".
+    assert "Repeats once for each area in <code>reviewAreas</code> (at most 4 areas)" in page
+    assert "each area:" in page and "each round:" not in page
     # The breadcrumb names the workflow as its heading does; the id is its title.
     crumbs = page.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]
     name = page.split("<h1>", 1)[1].split("</h1>", 1)[0]

@@ -8,6 +8,7 @@ from runs.readmodels.outline_words import (
     confirmation_words,
     feature_words,
     fills_in,
+    loop_unit,
     loop_words,
     plain,
     preference_words,
@@ -45,6 +46,15 @@ def test_a_loop_keeps_the_workflows_own_names_apart_from_the_words():
         Name("reviewAreas"),
         " (at most 5 rounds)",
     )
+
+
+def test_a_loop_that_names_its_item_calls_its_rounds_by_it_as_the_run_pages_do():
+    # Friction26b 4: the run said "area 1 of 2" and the outline "rounds": one word for one thing (StepPlace.unit).
+    named = loop(type="forEach", items="reviewAreas", itemVar="currentArea")
+    assert plain(loop_words(named)) == "Repeats once for each area in reviewAreas (at most 5 areas)"
+    assert loop_unit(named) == "area"
+    assert plain(loop_words({**named, "loop": {**named["loop"], "maxIterations": 1}})).endswith("(at most 1 area)")
+    assert loop_unit(loop(type="forEach", items="xs", itemVar="currentItem")) == ""  # names nothing: "round"
 
 
 def test_a_title_with_a_placeholder_shows_it_as_a_name_to_fill_in():
