@@ -222,7 +222,17 @@ def chip_tone(state: Any, value: Any = None) -> states.Tone:
 
 def _chip(state: Any, value: Any) -> states.Pill:
     state = str(state)
-    return states.pill(state, move_of(state if value is None or value == "" else value))
+    return states.pill(state, move_of(state if value is None or value == "" else value), held_by_you=held_by_you(value))
+
+
+def held_by_you(value: Any) -> bool:
+    """Whether a blocked step waits for something only the person gives (its held_by, typed data): a
+    whereabouts', a blocked step's or a branch's; its pill then says "needs your input" (states.cause)."""
+    if isinstance(value, Whereabouts):
+        return value.held_by_you
+    if isinstance(value, BranchOutcomeEntry):
+        value = value.blocked
+    return isinstance(value, BlockedStep) and value.whose_move == "user"
 
 
 @register.filter
@@ -302,7 +312,7 @@ def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = 
     if meanings is None or not shown.means:
         return pill
     # The pill as it always was, inside a bare button that opens its meaning (dashboard.css .pill-tap).
-    popover = f"means-{shown.state}-{shown.move}"
+    popover = f"means-{shown.state}-{shown.move}" + (f"-{shown.cause}" if shown.cause else "")
     meanings.setdefault(popover, shown)
     return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
 
