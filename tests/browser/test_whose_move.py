@@ -252,7 +252,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(meanings.locator("strong")).to_have_text(
         [
             "Confirm",
-            "Blocked",
+            "Blocked · agent stopped",
+            "Blocked · needs your input",
             "Paused",
             "Stalled",
             "Replaced",
