@@ -27,6 +27,7 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     RunDetail,
     SessionDetail,
+    SessionSummary,
     Timed,
     Whereabouts,
 )
@@ -44,6 +45,7 @@ from runs.readmodels import (
     markdown,
     naming,
     outline_words,
+    overview,
     produced,
     states,
     step_places,
@@ -247,6 +249,12 @@ def your_action(where: Whereabouts | None) -> str:
     if where is None:
         return ""
     return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
+
+
+@register.filter
+def where_note(session: SessionSummary) -> str:
+    """A sessions-list row's bracket after its workflow (overview.where_note): "run 2 of 2 · 4 branches"."""
+    return overview.where_note(session)
 
 
 @register.filter
