@@ -771,7 +771,6 @@ class TimelineContext(TypedDict):
     rows: list[timeline_page.TimelineRow]
     ticks: list[timeline_page.TimelineTick]
     summary: timeline_page.TimelineSummary  # the fold's one line
-    title: str  # "Session timeline" or "Timeline of this run"
     clustered: list[str]
     gap: str  # where the axis breaks before now ("" without a gap)
     now: str
@@ -787,7 +786,6 @@ def session_timeline(
         "rows": laid_out.rows,
         "ticks": laid_out.ticks,
         "summary": laid_out.summary,
-        "title": laid_out.title,
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
         "now": laid_out.now,
