@@ -66,6 +66,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "next_words": run_view.next_in_words(node.branches),
         "recorded_here": run_view.recorded_with_branches(node),
+        # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
+        "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},
         "step": step,
         "went_on": went_on,

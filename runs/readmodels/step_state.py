@@ -58,3 +58,31 @@ def went_on_words(went: list[BranchOutcomeEntry]) -> str:
     if len(numbers) == 1:
         return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
     return f"Where branches {listing.joined(numbers)} went on from this step, and how they stand now:"
+
+
+# What a step's Answer section says while it holds nothing, by the step's state: the answer is the agent's, so
+# the line names it as such (friction26b 12: "Answer: Not answered yet." on a step waiting for the person read as
+# a box for them to fill). The states a step can wait in; any other reads NOT_SENT.
+NOT_SENT = "Agent's answer: not sent yet."
+NO_ANSWER: dict[StateName, str] = {
+    "needs_you": "Agent's answer: not sent yet; it waits for your confirmation.",
+    "running": "Agent's answer: not sent yet; the agent is working on this step.",
+    "stalled": "Agent's answer: not sent yet; the agent went quiet on this step.",
+    "paused": "Agent's answer: not sent yet; no agent has the run.",
+    "superseded": "Agent's answer: not sent; a newer branch replaced this one.",
+    "left_behind": "Agent's answer: not sent; no agent works on this branch any more.",
+}
+REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
+ENDS_HERE = "Nothing: the branch ends here."
+
+
+def no_answer(node: NodeDetail, step: StepState) -> str:
+    """The Answer section's line while it holds nothing (NO_ANSWER, by the step's state); "" for a step of a
+    canceled run, whose line says when it was canceled (the page prints that moment)."""
+    if node.blocked is not None:
+        return REFUSED
+    if node.is_complete:
+        return ENDS_HERE
+    if node.run.status == "canceled":
+        return ""
+    return NO_ANSWER.get(step.state, NOT_SENT)
