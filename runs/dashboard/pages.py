@@ -20,6 +20,7 @@ from runs.readmodels import (
     agent_message,
     attention,
     clock,
+    glossary,
     overview,
     preferences,
     ran_elsewhere,
@@ -231,6 +232,12 @@ def timings(request: HttpRequest) -> HttpResponse:
 def connect(request: HttpRequest) -> HttpResponse:
     context = {"nav": "connect", "connect": connection_instructions(), "password_copy": may_see_password(request)}
     return render(request, "dashboard/connect.html", context)
+
+
+@require_safe
+def words(request: HttpRequest) -> HttpResponse:
+    """The words the dashboard uses, one line each (glossary.TERMS): reached from every page's header."""
+    return render(request, "dashboard/words.html", {"nav": "words", "terms": glossary.TERMS})
 
 
 FAVICON = "dashboard/favicon.svg"
