@@ -212,7 +212,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
-    assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
+    assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the message for the agent</button>") == 1
