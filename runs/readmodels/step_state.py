@@ -62,16 +62,10 @@ def went_on_words(went: list[BranchOutcomeEntry]) -> str:
 
 # What a step's Answer section says while it holds nothing, by the step's state: the answer is the agent's, so
 # the line names it as such (friction26b 12: "Answer: Not answered yet." on a step waiting for the person read as
-# a box for them to fill). The states a step can wait in; any other reads NOT_SENT.
+# a box for them to fill). Only where the person holds it up does the line say why: elsewhere the page's head says
+# the step's state already (working, stalled, left behind), and the line would say it twice.
 NOT_SENT = "Agent's answer: not sent yet."
-NO_ANSWER: dict[StateName, str] = {
-    "needs_you": "Agent's answer: not sent yet; it waits for your confirmation.",
-    "running": "Agent's answer: not sent yet; the agent is working on this step.",
-    "stalled": "Agent's answer: not sent yet; the agent went quiet on this step.",
-    "paused": "Agent's answer: not sent yet; no agent has the run.",
-    "superseded": "Agent's answer: not sent; a newer branch replaced this one.",
-    "left_behind": "Agent's answer: not sent; no agent works on this branch any more.",
-}
+NO_ANSWER: dict[StateName, str] = {"needs_you": "Agent's answer: not sent yet; it waits for your confirmation."}
 REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
 ENDS_HERE = "Nothing: the branch ends here."
 
