@@ -20,6 +20,7 @@ from runs.readmodels import (
     agent_message,
     attention,
     clock,
+    glossary,
     overview,
     preferences,
     ran_elsewhere,
@@ -73,6 +74,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "next_words": run_view.next_in_words(node.branches),
         "recorded_here": run_view.recorded_with_branches(node),
+        # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
+        "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},
         "step": step,
         "went_on": went_on,
@@ -237,6 +240,12 @@ def timings(request: HttpRequest) -> HttpResponse:
 def connect(request: HttpRequest) -> HttpResponse:
     context = {"nav": "connect", "connect": connection_instructions(), "password_copy": may_see_password(request)}
     return render(request, "dashboard/connect.html", context)
+
+
+@require_safe
+def words(request: HttpRequest) -> HttpResponse:
+    """The words the dashboard uses, one line each (glossary.TERMS): reached from every page's header."""
+    return render(request, "dashboard/words.html", {"nav": "words", "terms": glossary.TERMS})
 
 
 FAVICON = "dashboard/favicon.svg"

@@ -151,8 +151,7 @@ def _all_in_one_group(page: SessionPage) -> bool:
 
 def git_in_view(page: SessionPage) -> bool:
     """Whether some session on this page recorded a git branch, so that one is in view (its column, or its group's
-    heading). WorkRail's own column says "Run branches" on every listing (friction16a 1: "4 branches" beside "Git
-    branch" read as four git branches; friction25a 7: so did a bare "Branches" under a git branch's heading)."""
+    heading)."""
     return any(s.git_branch for s in page.items)
 
 
@@ -252,11 +251,11 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             "default_sort": URGENCY_SORT,
             "sorts": SORTS,
             "settled": states.SETTLED,
-            # The table's columns (a group's heading spans them): the owner's when the store has owners, the run
-            # branches' always (friction22a A7: a column that came and went between listings, blank for "1"), and
-            # the git branch's when a row has one and the group headings do not name it.
+            # The table's columns (a group's heading spans them): the owner's when the store has owners, and the
+            # git branch's when a row has one and the group headings do not name it. No column of run branches
+            # (friction26a 8: "1" on nearly every row): a row's where-line counts them when a run branched.
             "git_column": git_branch_column(page),
-            "columns": 6 + page.has_owners + git_branch_column(page),
+            "columns": 5 + page.has_owners + git_branch_column(page),
             "groups": GROUPS,
             "default_group": usual_group,
             "live_version": version,

@@ -15,6 +15,7 @@ urlpatterns = [
     path("workflows/<str:workflow_id>/", pages.workflow, name="workflow"),
     path("timings/", pages.timings, name="timings"),
     path("connect/", pages.connect, name="connect"),
+    path("words/", pages.words, name="words"),
     path("connect/with-password", connect_secret.connect_with_password, name="connect_with_password"),
     path("favicon.ico", pages.favicon, name="favicon"),
     path("live/sessions", sessions.live_sessions, name="live_sessions"),

@@ -235,6 +235,19 @@ class RowTitle:
         return f"+{len(self.others)} run{'s' if len(self.others) != 1 else ''}"
 
 
+def where_note(session: SessionSummary) -> str:
+    """What a sessions-list row says in brackets after the workflow its "Where it is" names: which of the
+    session's runs that is when it has several, and how many branches its runs have only when one branched
+    ("run 2 of 2 · 4 branches", "3 branches", ""). The one place a row counts branches, at every size
+    (friction26a 8, 26b 9: a "Run branches" column read "1" on nearly every row, and the phone card said it apart)."""
+    parts = (
+        [f"run {session.where.run_number} of {session.run_count}"] if session.run_count > 1 and session.where else []
+    )
+    if session.branched:
+        parts.append(f"{session.branch_count} branches")
+    return " · ".join(parts)
+
+
 def row_titles(items: list[SessionSummary]) -> dict[str, RowTitle]:
     """Each listed session's title, key and other workflows (RowTitle), by session id: one query for the page."""
     tags = workflow_tags(items)

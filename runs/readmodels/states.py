@@ -9,7 +9,8 @@ these words once:
 - Confirm: the step waits for your confirmation;
 - Blocked: the agent's answer was refused, it must send another; while that is the agent's move (it is
   expected to resend), the state reads Retrying (friction18b 2: "Blocked" reads as "needs me", so it is kept
-  for the red, your-move case: the agent stopped, or it waits for something only you give);
+  for the red, your-move case: the agent stopped, or it waits for something only you give; its pill says which,
+  its cause: "Blocked · agent stopped", "Blocked · needs your input", friction26a 4);
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
@@ -125,6 +126,7 @@ class Pill:
     move: Move
     words: str
     means: str = ""  # its one-line meaning (MEANINGS): the pill's tooltip
+    cause: Cause | None = None  # why a Blocked step is yours (CAUSES), said in its words
 
     @property
     def tone(self) -> Tone:
@@ -139,22 +141,43 @@ FIXED_MOVE: frozenset[StateName] = frozenset(state for state, move in MOVES.item
 }
 
 
-def pill(state: str, move: Move) -> Pill:
+def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
-    state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done")."""
+    state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done").
+    A Blocked step that is yours adds its cause (cause: `held_by_you`, it waits for what only you give)."""
     name: StateName = state if state in LABELS else "running"
     if name in FIXED_MOVE:  # a settled state is nobody's move, a replaced branch the person's, whatever its source said
         move = MOVES[name]
+    found = cause(name, move, held_by_you=held_by_you)
     if move == "nobody":
         return Pill(name, move, label(name), meaning(name, move))
-    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move)}", meaning(name, move))
+    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move, found)}", meaning(name, move, found), found)
 
 
-def word(state: str, move: Move) -> str:
+# Why a Blocked step is the person's move, the two situations one state covers (friction26a 4, 26b 10: the
+# legend's "… so it has probably stopped. Or it needs something only you can give." left the row to guess which,
+# and each needs another act: paste a resume message, or give what the step waits for). Said after the state in
+# its pill and as two lines of the legend, from typed data (the step's held_by, the clock), never from its text.
+Cause = Literal["stopped", "needs_input"]
+CAUSES: dict[Cause, str] = {"stopped": "agent stopped", "needs_input": "needs your input"}
+
+
+def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
+    """Why a state is the person's move when the state alone does not say it: a Blocked step whose agent
+    stopped resending, or that waits for something only the person gives (`held_by_you`); None otherwise."""
+    if state != "blocked" or move != "yours":
+        return None
+    return "needs_input" if held_by_you else "stopped"
+
+
+def word(state: str, move: Move, found: Cause | None = None) -> str:
     """A state's one word, given whose move it is: the label, but "Retrying" for a refused step the agent is
-    expected to resend (blocked, the agent's move), where "Blocked" would read as the person's."""
+    expected to resend (blocked, the agent's move), where "Blocked" would read as the person's; with its cause
+    after it when one is given ("Blocked · agent stopped")."""
     if state == "blocked" and move == "agents":
         return RETRYING_WORD
+    if found is not None:
+        return f"{label(state)} · {CAUSES[found]}"
     return label(state)
 
 
@@ -287,10 +310,11 @@ class Meaning:
     state: StateName
     move: Move
     text: str  # "{stall}" stands for WORKRAIL_STALL_MINUTES, the one threshold the states turn on
+    cause: Cause | None = None  # a Blocked step's cause (CAUSES): one line each
 
     @property
     def word(self) -> str:
-        return word(self.state, self.move)
+        return word(self.state, self.move, self.cause)
 
     @property
     def means(self) -> str:
@@ -306,12 +330,16 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "blocked",
         "yours",
-        "The agent's answer was refused and it has not resent it for {stall} min, so it has probably stopped. Or it"
-        " needs something only you can give.",
+        "The agent's answer was refused and it has not resent it for {stall} min: it has probably stopped. Resume it.",
+        "stopped",
     ),
+    Meaning("blocked", "yours", "The step waits for something only you can give.", "needs_input"),
     Meaning("paused", "yours", "No agent has the run yet: it was imported, or a branch was started by hand."),
     Meaning(
-        "stalled", "yours", "The agent was working, but nothing was recorded for {stall} min: it may have stopped."
+        "stalled",
+        "yours",
+        "The agent went quiet mid-step: nothing was recorded for {stall} min, and no answer was refused. It may"
+        " have stopped.",
     ),
     Meaning(
         "superseded",
@@ -359,10 +387,12 @@ def as_words(state: str, move: Move) -> str:
     return AS_WORDS[name]
 
 
-def meaning(state: str, move: Move) -> str:
-    """A state's one line (MEANINGS), by whose move it is where that changes it (Blocked or Retrying)."""
-    found = [m for m in MEANINGS if m.state == state]
-    return next((m.means for m in found if m.move == move), found[0].means if found else "")
+def meaning(state: str, move: Move, found: Cause | None = None) -> str:
+    """A state's one line (MEANINGS), by whose move it is where that changes it (Blocked or Retrying), and by
+    its cause (a Blocked step of yours: its agent stopped, or it needs your input)."""
+    lines = [m for m in MEANINGS if m.state == state]
+    mine = [m for m in lines if m.move == move]
+    return next((m.means for m in mine if m.cause == found), mine[0].means if mine else lines[0].means if lines else "")
 
 
 def glossary() -> list[tuple[str, list[Meaning]]]:

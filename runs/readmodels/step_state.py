@@ -58,3 +58,25 @@ def went_on_words(went: list[BranchOutcomeEntry]) -> str:
     if len(numbers) == 1:
         return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
     return f"Where branches {listing.joined(numbers)} went on from this step, and how they stand now:"
+
+
+# What a step's Answer section says while it holds nothing, by the step's state: the answer is the agent's, so
+# the line names it as such (friction26b 12: "Answer: Not answered yet." on a step waiting for the person read as
+# a box for them to fill). Only where the person holds it up does the line say why: elsewhere the page's head says
+# the step's state already (working, stalled, left behind), and the line would say it twice.
+NOT_SENT = "Agent's answer: not sent yet."
+NO_ANSWER: dict[StateName, str] = {"needs_you": "Agent's answer: not sent yet; it waits for your confirmation."}
+REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
+ENDS_HERE = "Nothing: the branch ends here."
+
+
+def no_answer(node: NodeDetail, step: StepState) -> str:
+    """The Answer section's line while it holds nothing (NO_ANSWER, by the step's state); "" for a step of a
+    canceled run, whose line says when it was canceled (the page prints that moment)."""
+    if node.blocked is not None:
+        return REFUSED
+    if node.is_complete:
+        return ENDS_HERE
+    if node.run.status == "canceled":
+        return ""
+    return NO_ANSWER.get(step.state, NOT_SENT)

@@ -187,11 +187,10 @@ class TimelinePage:
     rows: list[TimelineRow]
     ticks: list[TimelineTick]
     caption: str  # "2026-11-28 22:02:04 to 22:02:04 UTC · 0.22 s": first step to newest; empty without times
-    # What the fold's one line says it holds: the counts (StepCounts) and the wall clock (TimelineSummary).
+    # What the fold's one line says it holds: the counts (StepCounts) and the wall clock (TimelineSummary). Its
+    # title is "Timeline" whatever it covers; the counts say "in 2 runs" when it covers several (friction26b 5:
+    # "Timeline of this run" and "Session timeline" read as two sections; friction15 17 had them apart).
     summary: TimelineSummary = TimelineSummary("")
-    # Its title: "Session timeline" when it covers several runs (it sits in the shown run's column), else
-    # "Timeline of this run" (friction15 17).
-    title: str = "Timeline of this run"
     # Where the gap before now starts (the axis breaks there: the break rule); "" without one. A standing session's
     # axis says "now" at its end either way (summary.standing).
     gap: str = ""
@@ -427,9 +426,8 @@ def timeline_page(
             )
         )
     counts = total or StepCounts(runs=0)
-    title = "Session timeline" if sum(1 for lane in detail.timeline if lane.first_at) > 1 else "Timeline of this run"
     if start is None or newest is None:
-        return TimelinePage(rows, [], "", TimelineSummary(counts.words), title)
+        return TimelinePage(rows, [], "", TimelineSummary(counts.words))
     axis = time_axis.axis(start, now, newest=newest) if reach > scaled else time_axis.axis(start, newest)
     ticks = []
     for index, tick in enumerate(axis.ticks):
@@ -448,4 +446,4 @@ def timeline_page(
         quiet=time_axis.lasted(quiet_for) if gapped else "",
         took=time_axis.lasted(scaled) if scaled > 0 and not gapped else "",
     )
-    return TimelinePage(rows, ticks, caption, summary, title, gap)
+    return TimelinePage(rows, ticks, caption, summary, gap)

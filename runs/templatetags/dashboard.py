@@ -27,6 +27,7 @@ from runs.contract.dashboard import (
     BranchOutcomeEntry,
     RunDetail,
     SessionDetail,
+    SessionSummary,
     Timed,
     Whereabouts,
 )
@@ -44,6 +45,7 @@ from runs.readmodels import (
     markdown,
     naming,
     outline_words,
+    overview,
     produced,
     states,
     step_places,
@@ -216,7 +218,17 @@ def chip_tone(state: Any, value: Any = None) -> states.Tone:
 
 def _chip(state: Any, value: Any) -> states.Pill:
     state = str(state)
-    return states.pill(state, move_of(state if value is None or value == "" else value))
+    return states.pill(state, move_of(state if value is None or value == "" else value), held_by_you=held_by_you(value))
+
+
+def held_by_you(value: Any) -> bool:
+    """Whether a blocked step waits for something only the person gives (its held_by, typed data): a
+    whereabouts', a blocked step's or a branch's; its pill then says "needs your input" (states.cause)."""
+    if isinstance(value, Whereabouts):
+        return value.held_by_you
+    if isinstance(value, BranchOutcomeEntry):
+        value = value.blocked
+    return isinstance(value, BlockedStep) and value.whose_move == "user"
 
 
 @register.filter
@@ -231,6 +243,12 @@ def your_action(where: Whereabouts | None) -> str:
     if where is None:
         return ""
     return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
+
+
+@register.filter
+def where_note(session: SessionSummary) -> str:
+    """A sessions-list row's bracket after its workflow (overview.where_note): "run 2 of 2 · 4 branches"."""
+    return overview.where_note(session)
 
 
 @register.filter
@@ -296,7 +314,7 @@ def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = 
     if meanings is None or not shown.means:
         return pill
     # The pill as it always was, inside a bare button that opens its meaning (dashboard.css .pill-tap).
-    popover = f"means-{shown.state}-{shown.move}"
+    popover = f"means-{shown.state}-{shown.move}" + (f"-{shown.cause}" if shown.cause else "")
     meanings.setdefault(popover, shown)
     return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
 
@@ -753,7 +771,6 @@ class TimelineContext(TypedDict):
     rows: list[timeline_page.TimelineRow]
     ticks: list[timeline_page.TimelineTick]
     summary: timeline_page.TimelineSummary  # the fold's one line
-    title: str  # "Session timeline" or "Timeline of this run"
     clustered: list[str]
     gap: str  # where the axis breaks before now ("" without a gap)
     now: str
@@ -769,7 +786,6 @@ def session_timeline(
         "rows": laid_out.rows,
         "ticks": laid_out.ticks,
         "summary": laid_out.summary,
-        "title": laid_out.title,
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
         "now": laid_out.now,

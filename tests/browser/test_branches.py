@@ -40,7 +40,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     page.goto(f"{site}/sessions/")
     row = page.locator("tbody tr", has_text="MR-42")
     expect(row).to_contain_text(SUMMARY)  # where the newest branch, the agent's, stands
-    expect(row.locator(".where-line span[title]")).to_have_attribute("title", FULL)
+    expect(row.locator(".where-line a.where-link")).to_have_attribute("title", FULL)
     expect(row.locator(".badge")).to_have_text("Agent's move · Working")
     screenshot(page, "issue20-sessions-forked")
 

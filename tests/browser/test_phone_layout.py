@@ -196,7 +196,7 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
         re.compile(
             # Every step box of the graph, redone ones too (friction15 1); on the wall clock (friction15 2).
-            r"^Session timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sfirst step "
+            r"^Timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sfirst step "
             # No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
             r".+\s·\slast step (.+ ago|just now)\s*$"
         )

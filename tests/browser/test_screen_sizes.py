@@ -156,8 +156,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         expect(sized_page.locator(".graph-list .gl-head a")).to_have_text(["Branch 2", "Branch 3"])
         # ... but one line says the others are there; each branch left behind's heading opens it, whose panel
         # offers resuming: no "Resume here →" in the list (friction26a 7: a second agent by one click).
-        expect(sized_page.locator("#others-line")).to_have_text("Other branches: 2 left behind →")
-        expect(sized_page.locator("#others-line a")).to_have_attribute("href", "#graph-title")
+        # Its "?" leads to what a branch is, on the words page (friction26b 9).
+        expect(sized_page.locator("#others-line")).to_have_text("Other branches: 2 left behind → ?")
+        expect(sized_page.locator("#others-line a").first).to_have_attribute("href", "#graph-title")
+        expect(sized_page.locator("#others-line a.term-link")).to_have_attribute("href", "/words/#branch")
         expect(sized_page.locator(".graph-list .gl-resume")).to_have_count(0)
         # Another branch shown: the card leads with it, and the run's line under it, small, leads back to the
         # latest (friction20a 2); the others line counts the one branch left.
@@ -170,7 +172,7 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         expect(banner).to_contain_text(re.compile(r"^Viewing branch 2 \(\w[\w ]*\)\. "))
         expect(banner.locator("a#run-where")).to_have_attribute("href", re.compile(r"/runs/[^?]+/$"))
         expect(shown_2.locator("#run-status")).to_have_count(0)
-        expect(shown_2.locator("#others-line")).to_have_text("Other branches: 1 left behind →")
+        expect(shown_2.locator("#others-line")).to_have_text("Other branches: 1 left behind → ?")
         shown_2.close()
         # Each answered step, folded, says its answer's first line without a tap, up to two lines of it (one
         # line cut most answers mid-word: friction21a 6), never wider than the card.

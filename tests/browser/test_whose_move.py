@@ -109,7 +109,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(head_pill).to_have_text("Your move · Blocked")
+    expect(head_pill).to_have_text("Your move · Blocked · agent stopped")
     # Said by the status line's pill alone.
     assert sized_page.locator("body").inner_text().lower().count("your move") == 1
     # Now red, white words on it: your move because something is wrong, not the amber of a routine one.
@@ -148,7 +148,13 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(pills).to_have_count(5)
     words = [pill.inner_text() for pill in pills.all()]
     assert sorted(words) == sorted(
-        ["Your move · Confirm", "Your move · Blocked", "Agent's move · Retrying", "Your move · Stalled", "Canceled"]
+        [
+            "Your move · Confirm",
+            "Your move · Blocked · agent stopped",
+            "Agent's move · Retrying",
+            "Your move · Stalled",
+            "Canceled",
+        ]
     ), words
     # Its colour is its tone (friction19 6, 11): the person's routine moves solid amber, only the Blocked one red
     # (white words); the blocked one its agent still retries is neither; the agent's are soft blue, nobody's a grey
@@ -157,7 +163,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     blue = css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
     assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
-    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Blocked"}
+    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Blocked · agent stopped"}
     assert fills["Agent's move · Retrying"] == blue not in (red, amber)
     # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
     confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
@@ -246,7 +252,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(meanings.locator("strong")).to_have_text(
         [
             "Confirm",
-            "Blocked",
+            "Blocked · agent stopped",
+            "Blocked · needs your input",
             "Paused",
             "Stalled",
             "Replaced",
@@ -376,7 +383,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     # A Blocked step whose agent stopped: the red, on its pill, its panel and its step's dot.
     visit(sized_page, f"{site}/runs/{stopped.run_id}/", "blocked-run-colours")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(blocked_pill).to_have_text("Your move · Blocked")
+    expect(blocked_pill).to_have_text("Your move · Blocked · agent stopped")
     dot = sized_page.locator(".stepper .st-step.current .gl-dot")
     assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
     assert colour(dot, "backgroundColor") == red

@@ -65,9 +65,12 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
         part.split('data-place="')[1].split('"')[0]: part.split("</div>")[0] for part in html.split("where-line")[1:]
     }
     assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
-    assert f'href="/runs/{waiting.run_id}/">Plan and build</a>' in rows["waiting_for_user"]
-    assert "Approve the plan · step 2 of 3 · waiting for your confirmation" in rows["waiting_for_user"]
-    assert f'href="/runs/{stuck.run_id}/">Risk-Scaled Merge Request Review</a>' in rows["blocked"]
+    # The workflow's name plain, the words of where it is the link to the run (friction26b 11).
+    assert '<span class="where-workflow">Plan and build</span>' in rows["waiting_for_user"]
+    assert f'<a class="where-link needs-you" href="/runs/{waiting.run_id}/"' in rows["waiting_for_user"]
+    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</a>" in rows["waiting_for_user"]
+    assert '<span class="where-workflow">Risk-Scaled Merge Request Review</span>' in rows["blocked"]
+    assert f'<a class="where-link" href="/runs/{stuck.run_id}/"' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
     # Its reason on a muted line of its own under the row's where-line (friction17b 17).
     assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]

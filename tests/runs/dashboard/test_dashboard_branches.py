@@ -212,7 +212,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
-    assert "Nothing accepted yet: the agent's answer was refused, for the reason shown above." in node
+    assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the message for the agent</button>") == 1
@@ -220,9 +220,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert 'id="fork-details"' in node
 
 
-def test_the_sessions_list_counts_every_sessions_branches_in_one_column(client, service_catalog):
-    # Friction22a A7: the column counts every row's branches, "1" for a run that never branched (blank read as
-    # unknown), on every listing; the phone card's line names a count only where a run branched.
+def test_the_sessions_list_counts_branches_in_the_where_line_only_when_a_run_branched(client, service_catalog):
+    # friction26a 8, 26b 9: a "Run branches" column read "1" on nearly every row and was jargon; the column is
+    # gone, and a row's where-line says "2 branches" in its bracket only where a run branched, at every size
+    # (overview.where_note: the phone card no longer says it apart).
     review = forked_review()
     blocked = blocked_review()
     html = html_of(client, "/sessions/")
@@ -230,13 +231,8 @@ def test_the_sessions_list_counts_every_sessions_branches_in_one_column(client, 
         row.split('href="/sessions/', 1)[1].split("/", 1)[0]: row for row in html.split('<tr class="session-row')[1:]
     }
     forked, plain = rows[review.session_id], rows[blocked.session_id]
-    assert '<td class="num">2</td>' in forked and "1 run · 2 branches" in forked
-    assert (
-        '<td class="num">1</td>' in plain and "branch" not in plain.split('class="card-meta', 1)[1].split("</div>")[0]
-    )
-    assert "ranches</th>" in html.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    # With no run on the page branched, the column stays: the listing keeps one shape.
-    blocked_only = html_of(client, "/sessions/?q=MR-77")
-    assert "MR-77" in blocked_only and "MR-42" not in blocked_only
-    head = blocked_only.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    assert "Run branches</th>" in head and "Runs</th>" in head
+    assert '<span class="muted where-note">(2 branches)</span>' in forked
+    assert "branch" not in plain.split('class="session-where', 1)[1]
+    head = html.split("<thead>", 1)[1].split("</thead>", 1)[0]
+    assert "ranches</th>" not in head and "Runs</th>" in head
+    assert head.count("<th ") == plain.split("</tr>", 1)[0].count("<td")  # as many cells as headings

@@ -53,7 +53,12 @@ def test_the_sessions_list_shows_each_session_with_its_status_counts_and_workflo
         # The workflows by name, each once: the run "Where it is" names, then the session's other one under its
         # title; no ids. The session's id only as its link's title.
         where = html.split('class="where-line"', 1)[1].split("</div>", 1)[0]
-        assert ">Focused Plan Routine</a>" in where
+        # friction26b 11: the workflow's name plain text, the words of where it is the one link, to the run.
+        assert (
+            '<span class="where-workflow">Focused Plan Routine</span> <span class="muted where-note">(run 2 of 2 · 4'
+            ' branches)</span>: <a class="where-link" href="/runs/'
+        ) in where
+        assert where.count("<a ") == 1
         others = html.split('<span class="session-others muted small">')[1].split("</span>")[0]
         assert others == "+1 run: Risk-Scaled Merge Request Review (working)"  # another run, in the chips' words
         assert "wr.risk_scaled_mr_review" not in html.split("<tbody>", 1)[1]

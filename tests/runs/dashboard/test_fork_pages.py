@@ -288,7 +288,7 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     assert re.search(
         r'<li class="callout callout-\w+ replaced">\s*<button [^>]+><span title="A newer branch replaced', run_page
     )
-    assert "Left behind" not in words.split("Timeline of this run")[0], words
+    assert "Left behind" not in words.split("Timeline")[0], words
     quiet = timezone.now() - timedelta(minutes=settings.WORKRAIL_STALL_MINUTES, seconds=1)
     Node.objects.filter(pk=staged.pk).update(created_at=quiet)
     run_page = client.get(f"/runs/{staged.run.public_id}/").content.decode()

@@ -3,6 +3,7 @@ its branches stand since as context, links each next step once, and offers one w
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -190,7 +191,9 @@ def test_a_steps_head_has_the_live_dot_while_its_run_goes_on_and_no_default_mode
     )
     assert line.startswith(lead) and 'data-when="for"' in line
     # Short headings, their explanation a line under them (friction13 item 13).
-    assert '<h2 id="recorded-title">Answer</h2>' in text and '<li class="empty">Not answered yet.</li>' in text
+    assert '<h2 id="recorded-title">Answer</h2>' in text and (
+        '<li class="empty">Agent&#x27;s answer: not sent yet.</li>' in text
+    )
     assert '<h2 id="recap-title">Notes so far</h2>' in text
     assert 'id="node-mode"' not in text  # the server's default mode is not said on every step
     assert "data-live-version-url=" in text  # the page still follows changes
@@ -335,3 +338,19 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)
         assert "Want it back?" not in text and "Agent stopped?" not in text, run_page
+
+
+def test_an_empty_answer_names_it_the_agents_and_why_it_is_not_sent(client, service_catalog, settings):
+    # friction26b 12: "Answer: Not answered yet." on a step waiting for the person read as a box for them; the
+    # line names the answer the agent's, and says why only where the person holds it up (step_state).
+    settings.WORKRAIL_STALL_MINUTES = 30
+    waiting = made.waiting_for_user(service_catalog["extra"], "EMPTY-1")
+    stalled = made.stalled("EMPTY-2")
+
+    def empty(url: str) -> str:
+        return html.unescape(page(client, url).split('<li class="empty">')[1].split("</li>")[0])
+
+    assert empty(f"/nodes/{node_id_of(waiting.answer)}/") == (
+        "Agent's answer: not sent yet; it waits for your confirmation."
+    )
+    assert empty(f"/nodes/{node_id_of(stalled.answer)}/") == "Agent's answer: not sent yet."

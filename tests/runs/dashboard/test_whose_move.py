@@ -109,7 +109,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "notes": ("Notes only", "nobody"),
     }
     # A blocked step whose agent stopped, or that waits for something only the person gives: the person's move.
-    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Blocked", "yours")
+    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Blocked · agent stopped", "yours")
     # A settled state is nobody's move, whatever its source said.
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
@@ -122,6 +122,26 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     assert states.your_action("needs_you", "yours") == "review and reply"
     assert states.your_action("blocked", "agents") == states.your_action("needs_you", "agents") == ""
     assert states.your_action("blocked", "yours", held_by_you=True) == ""  # its line says what only you give
+
+
+def test_a_blocked_pill_says_whether_its_agent_stopped_or_it_needs_your_input():
+    """friction26a 4, 26b 10: the pill of a Blocked step that is yours says which of its two causes it is, from
+    the step's held_by (typed), on the row, the run card and a branch alike (the state_chip tag)."""
+    from django.template import Context, Template
+
+    from runs.contract.dashboard import Whereabouts
+
+    def drawn(held_by_you: bool) -> str:
+        where = Whereabouts(
+            place="blocked", words="step 2 of 3", run_id="r", run_name="W", run_number=1, since=None, state="blocked"
+        )
+        where._move = "yours"
+        where._held_by_you = held_by_you
+        out = Template("{% load dashboard %}{% state_chip 'blocked' where %}").render(Context({"where": where}))
+        return chip(out)
+
+    assert drawn(False) == "Your move · Blocked · agent stopped"
+    assert drawn(True) == "Your move · Blocked · needs your input"
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -263,7 +283,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["yours"]
-    assert chip(status(text)) == "Your move · Blocked"
+    assert chip(status(text)) == "Your move · Blocked · agent stopped"
     # The line no longer says the agent must act: it has not resent the step; the panel says what to do.
     assert "must resend" not in status(text) and "the agent has not resent it" in status(text)
     # The person's move: the panel leads with the message and its button, before the refusal's details.
@@ -281,7 +301,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(card) == [] and chip(card) == ""
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked"  # the head's words
+    assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked · agent stopped"  # the head's words
     # The row says why it is yours, and its move links to the blocked panel that holds the message.
     where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
     assert (

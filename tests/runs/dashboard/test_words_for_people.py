@@ -65,42 +65,38 @@ def test_grouped_by_branch_the_sessions_list_names_the_branch_once(client, servi
     # A second group, so that each has its heading row (a list in one group says so in a line instead).
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-01B"})
     Session.objects.filter(session_key="KEY-01B").update(workspace_path="/src/shop", git_branch="dev")
-    Session.objects.filter(session_key="KEY-01").update(branch_count=2)  # a run branched: the column is there
     grouped = page(client, "/sessions/?group=branch")
     assert ' · git branch <span class="mono">main</span>' in grouped  # the group's heading names it
     assert ">Git branch</th>" not in grouped
     by_repository = page(client, "/sessions/?group=workspace")
     assert ">Git branch</th>" in by_repository  # here nothing else names it
-    # Beside a git branch, WorkRail's own are "run branches": never a bare "Branches" next to "Git branch".
-    assert ">Run branches</th>" in by_repository and ">Branches</th>" not in by_repository
+    assert "ranches</th>" not in by_repository.replace(">Git branch</th>", "")  # no column of run branches
 
 
 def test_no_git_branch_column_when_no_row_recorded_one(client, service_catalog):
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-03"})
     Session.objects.filter(session_key="KEY-03").update(workspace_path="/src/shop")
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-04"})
-    Session.objects.filter(session_key="KEY-04").update(branch_count=2)  # a run branched: the column is there
+    Session.objects.filter(session_key="KEY-04").update(branch_count=2)  # a run branched
     listed = page(client, "/sessions/?group=workspace")
-    # A column of "—" on every row says nothing: it is gone; the run branches keep their name, never read as git's
-    # (friction25a 7).
+    # A column of "—" on every row says nothing: it is gone.
     head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
-    assert "Git branch" not in head and ">Run branches</th>" in head
-    assert 'title="Branches of its runs: one per run, and one more per redo">' in head
+    assert "Git branch" not in head
     row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
     assert head.count("<th ") == row.count("<td")  # as many cells as headings
 
 
-def test_the_branches_column_is_on_every_listing_and_counts_a_run_that_never_branched(client, service_catalog):
-    # Friction22a A7, 22b A7: the column came and went between listings (only where a session branched) and its
-    # cell was blank for one branch; now every listing has it, and a run that never branched counts 1.
+def test_no_listing_has_a_column_of_run_branches(client, service_catalog):
+    # friction26a 8: the column read "1" on nearly every row (friction22a A7 had put it on every listing); a
+    # row's where-line counts branches only when a run branched (overview.where_note).
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "KEY-05"})
     for url in ("/sessions/", "/sessions/?group=workspace", "/sessions/?sort=urgency"):
         listed = page(client, url)
         head = listed.split("<thead>", 1)[1].split("</thead>", 1)[0]
-        assert ">Run branches</th>" in head, url
+        assert "ranches</th>" not in head, url
         row = listed.split('<tr class="session-row', 1)[1].split("</tr>", 1)[0]
         assert head.count("<th ") == row.count("<td"), url
-        assert '<td class="num">1</td>\n          <td class="num">1</td>' in row, url  # 1 run, 1 branch
+        assert "where-note" not in row and "branch" not in row.split('class="session-where', 1)[1], url
 
 
 def test_the_sessions_list_leads_each_row_with_its_state_and_folds_sort_and_group(client, service_catalog):

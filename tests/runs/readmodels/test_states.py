@@ -52,7 +52,14 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     glossary = {filter_words: [m.word for m in listed] for filter_words, listed in states.glossary()}
     assert glossary == {
         # friction23a A1, 23b 2: Replaced asks the person to stop its agent, so it is counted with their moves.
-        "Your move": ["Confirm", "Blocked", "Paused", "Stalled", "Replaced"],
+        "Your move": [
+            "Confirm",
+            "Blocked · agent stopped",
+            "Blocked · needs your input",
+            "Paused",
+            "Stalled",
+            "Replaced",
+        ],
         "Agent's move": ["Working", "Retrying"],
         "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
     }
@@ -60,12 +67,29 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     assert all(states.pill(m.state, m.move).move == m.move for m in states.MEANINGS)
 
 
+def test_a_blocked_step_of_yours_says_its_cause_in_its_pill_and_its_line():
+    """friction26a 4, 26b 10: one "Blocked" meant an agent that stopped (paste a resume message) or a step that
+    waits for what only the person gives (give it); the pill said neither. One state, two causes, from typed
+    data (held_by), each with its own line; Stalled and Retrying say theirs in words too."""
+    stopped = states.pill("blocked", "yours")
+    held = states.pill("blocked", "yours", held_by_you=True)
+    assert stopped.words == "Your move · Blocked · agent stopped" and stopped.tone == "trouble"
+    assert held.words == "Your move · Blocked · needs your input" and held.tone == "trouble"
+    assert held.means == "The step waits for something only you can give."
+    assert "has probably stopped" in stopped.means
+    # The agent's move reads Retrying, with no cause: it resends by itself.
+    assert states.pill("blocked", "agents", held_by_you=False).words == "Agent's move · Retrying"
+    assert "went quiet mid-step" in states.meaning("stalled", "yours")
+    # Short enough for a phone card's pill beside its title.
+    assert max(len(p.words) for p in (stopped, held)) <= 40
+
+
 def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     """friction20b 6: Blocked's line said the agent "stopped trying" while its rows said "has not resent it for
     45 min"; the lines of the states the threshold turns say its minutes, as configured."""
     settings.WORKRAIL_STALL_MINUTES = 12
     assert states.meaning("blocked", "yours").startswith(
-        "The agent's answer was refused and it has not resent it for 12 min, so it has probably stopped"
+        "The agent's answer was refused and it has not resent it for 12 min: it has probably stopped"
     )
     assert "If it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
     assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")

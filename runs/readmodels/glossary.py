@@ -1,0 +1,48 @@
+"""The words the dashboard uses for its things, one line each, the one table of them (friction26b 9, 26a: run,
+branch, left behind, replaced, checkpoint, round, part … appear in the first pages and the states' legend
+explains only states). The "Words used here" page shows them (dashboard/_glossary.html), reached from every page's
+header and from a run's "Other branches"; docs/dashboard.md says the same at length. The states have their own
+table (states.MEANINGS): the page links to it rather than saying them again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Term:
+    """One word and what it means, in a line; `anchor` is its id on the page (a link to "/words/#branch")."""
+
+    anchor: str
+    word: str
+    means: str
+
+
+TERMS: tuple[Term, ...] = (
+    Term(
+        "run", "Run", "One go of a workflow by an agent, from its first step to its end. A session holds one or more."
+    ),
+    Term("step", "Step", "One entry of the workflow's outline; \u201cstep 2 of 3\u201d is where it sits there."),
+    Term(
+        "branch",
+        "Branch",
+        "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it.",
+    ),
+    Term("left-behind", "Left behind", "A branch no agent works on any more; the run goes on along another."),
+    Term(
+        "replaced",
+        "Replaced",
+        "A branch set aside for a newer one while its agent may still be working on it: tell it to stop.",
+    ),
+    Term(
+        "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer stays in the history."
+    ),
+    Term("round", "Round", "One pass through a loop of steps: \u201cround 2 of 3\u201d."),
+    Term("part", "Part", "Which step of a loop's round, when the round holds several: \u201cpart 2 of 2\u201d."),
+    Term(
+        "checkpoint",
+        "Checkpoint",
+        "Notes the agent saved at a step without answering it, so that a later chat can pick up from there.",
+    ),
+)

@@ -1,0 +1,33 @@
+"""The "Words used here" page, one tap from every page's header, at desktop and phone size."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.layout import assert_fits, visit
+from tests.support.branched_review import forked_review
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
+
+
+def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_its_line(
+    sized_page, console_log, site, service_catalog
+):
+    """friction26b 9: a "?" in the header, on every page and at every size, opens one line per word; the run
+    card's "Other branches" leads to the branch's line."""
+    review = forked_review()
+    visit(sized_page, f"{site}/sessions/", "words-header")
+    link = sized_page.locator("header .words-link")
+    expect(link).to_be_visible()
+    box = link.bounding_box()
+    assert box is not None and box["height"] >= (44 if (sized_page.viewport_size or {})["width"] < 500 else 28)
+    link.click()
+    sized_page.wait_for_load_state("networkidle")
+    expect(sized_page.locator("h1")).to_have_text("Words used here")
+    expect(sized_page.locator(".glossary dt")).to_have_count(9)
+    assert_fits(sized_page)
+    visit(sized_page, f"{site}/words/#branch", "words-page")
+    expect(sized_page.locator("#branch dd")).to_contain_text("One line of steps through a run")
+    sized_page.goto(f"{site}/runs/{review.run_id}/")
+    expect(sized_page.locator('a.term-link[href="/words/#branch"]').first).to_be_attached()

@@ -1,0 +1,37 @@
+"""The "Words used here" page (runs/readmodels/glossary.py, dashboard/words.html), one tap from every page."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from runs.readmodels import glossary
+from tests.support.branched_review import forked_review
+
+pytestmark = pytest.mark.django_db
+
+
+def page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+def test_the_words_page_lists_every_term_once_and_links_the_states(client):
+    text = page(client, "/words/")
+    for term in glossary.TERMS:
+        assert text.count(f'<div id="{term.anchor}"><dt>') == 1, term
+    # The states are the sessions list's legend's: linked, not said again.
+    assert 'href="/sessions/#state-meanings">What the states mean</a>' in text
+    assert "Blocked · agent stopped" not in text
+
+
+def test_every_page_header_and_a_runs_other_branches_lead_to_the_words(client, service_catalog):
+    """friction26b 9: a "?" in the page header on every page; the run card's "Other branches" links the word."""
+    review = forked_review()
+    for url in ("/sessions/", f"/sessions/{review.session_id}/", "/workflows/", "/timings/", "/connect/"):
+        head = page(client, url).split("</header>")[0]
+        assert 'class="words-link" href="/words/" title="Words used here"' in head, url
+    run = page(client, f"/runs/{review.run_id}/")
+    others = run.split('id="other-branches"')[1].split("</summary>")[0]
+    assert 'href="/words/#branch" title="What a branch is"' in others

@@ -1,0 +1,18 @@
+"""The dashboard's words, one line each (runs/readmodels/glossary.py)."""
+
+from __future__ import annotations
+
+from runs.readmodels import glossary, states
+
+
+def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
+    """friction26b 9: run, branch, left behind, replaced, redone, round, part and checkpoint appeared in the first
+    pages and only the states were explained."""
+    words = [term.word.split(" ")[0] for term in glossary.TERMS]
+    assert words == ["Run", "Step", "Branch", "Left", "Replaced", "Redone", "Round", "Part", "Checkpoint"]
+    anchors = [term.anchor for term in glossary.TERMS]
+    assert len(set(anchors)) == len(anchors) and all(a == a.lower() and " " not in a for a in anchors)
+    assert all(term.means.endswith(".") and "\n" not in term.means for term in glossary.TERMS)
+    # Left behind and Replaced are states too: the two tables agree on what they are.
+    by_anchor = {term.anchor: term.means for term in glossary.TERMS}
+    assert by_anchor["left-behind"].startswith(states.meaning("left_behind", "nobody").split(".")[0])
