@@ -33,12 +33,16 @@ TERMS: tuple[Term, ...] = (
     Term(
         "replaced",
         "Replaced",
-        "A branch set aside for a newer one while its agent may still be working on it: tell it to stop.",
+        "A branch set aside by a redo made in the dashboard, while its agent may still work on it: tell it to stop.",
     ),
     Term(
-        "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer stays in the history."
+        "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer is kept in the history."
     ),
-    Term("round", "Round", "One pass through a loop of steps: \u201cround 2 of 3\u201d."),
+    Term(
+        "round",
+        "Round",
+        "One pass through a loop of steps: \u201cround 2 of 3\u201d, or the loop's own word (\u201carea 1 of 2\u201d).",
+    ),
     Term("part", "Part", "Which step of a loop's round, when the round holds several: \u201cpart 2 of 2\u201d."),
     Term(
         "checkpoint",
