@@ -26,3 +26,22 @@ def test_a_repository_elsewhere_is_said_in_full():
 def test_nothing_recorded_says_any_chat_can_take_it():
     assert which_chat("", "") == ANY_CHAT == "Any chat with WorkRail connected can take it."
     assert which_chat("", "main") == ANY_CHAT  # a branch without its directory names no chat
+
+
+def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
+    # friction26a 12: the fold's summary says what the button copies, its first line cut with "…".
+    from runs.readmodels.agent_message import opening, text
+
+    said = opening(text("st1abc", "step 2 of 3 (Draft)"))
+    assert said == "Resume the WorkRail workflow: call continue_workflow with stateToken…"
+    assert opening("Go on.") == "Go on."  # all of it: no "…"
+    assert opening("First line\nsecond line") == "First line…"
+
+
+def test_the_chat_is_named_by_its_client_where_one_was_recorded():
+    from runs.readmodels.agent_message import Chat
+
+    known, unknown = Chat("claude-code", None, "", None, ANY_CHAT), Chat("", None, "", None, ANY_CHAT)
+    assert known.lead == "The claude-code chat that started this run at"
+    assert unknown.lead == "The chat that started this run at"
+    assert (known.paste_into, unknown.paste_into) == ("the claude-code chat", "the agent's chat")
