@@ -80,7 +80,7 @@ class Chat:
     agent's chat" named none of several open windows), said under every copy-for-the-agent button of a run's
     pages and in its Copied line: the MCP client that started the run, by the name it declared (Event.client_name,
     "" when unknown: events from before it was recorded, the HTTP API), when that was, the run's last tool call
-    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat)."""
+    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat) where the run's start is not known."""
 
     client: str
     started: datetime | None
@@ -121,6 +121,10 @@ def chat(session_id: str, run_id: str | None, workspace_path: str, git_branch: s
         if started is not None and started[0] < imported_at:
             started = None
     last = calls.order_by("-started_at").values_list("tool", "started_at").first()
+    # Known by when it started, the chat needs no workspace beside it: the page's head names the repository and
+    # git branch, said once (friction13 7); where none was recorded, that any chat can take it still helps.
+    if started is not None and workspace_path:
+        workspace = ""
     return Chat(
         started[1] if started else "",
         started[0] if started else None,

@@ -392,7 +392,7 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
     assert line.startswith("The claude-code chat that started this run at <time ")
     assert '(its last call: continue_workflow, <time datetime="' in line and ">3 min ago</time>)" in line
-    assert line.endswith(". Workspace: /srv/shop (branch main).")
+    assert line.endswith(" ago</time>).")  # the workspace not again: the head names the repository and branch
     assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
     assert '<p class="muted small which-chat">The claude-code chat that started this run at' in step
