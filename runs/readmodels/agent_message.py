@@ -80,7 +80,8 @@ class Chat:
     agent's chat" named none of several open windows), said under every copy-for-the-agent button of a run's
     pages and in its Copied line: the MCP client that started the run, by the name it declared (Event.client_name,
     "" when unknown: events from before it was recorded, the HTTP API), when that was, the run's last tool call
-    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat) where the run's start is not known."""
+    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat) where the run's
+    start is not known."""
 
     client: str
     started: datetime | None
