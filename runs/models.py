@@ -118,6 +118,9 @@ class Event(models.Model):
     # these were recorded. Not part of `data`, so an event's payload reads the same whoever made it.
     actor = models.CharField(max_length=64, blank=True, default="")
     door = models.CharField(max_length=16, blank=True, default="")
+    # The MCP client's declared name (initialize's clientInfo.name, e.g. "claude-code") for an event an agent
+    # made through an MCP door; "" otherwise, and before it was recorded. Text the client chose: shown escaped.
+    client_name = models.CharField(max_length=64, blank=True, default="")
 
     objects: ClassVar[EventQuerySet] = EventQuerySet.as_manager()  # type: ignore[assignment]
 

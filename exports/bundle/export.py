@@ -63,8 +63,8 @@ def _events(session: Session, progress: Callable[[int, int], None] | None) -> li
     rows = (
         Event.objects.filter(session=session, seq__lte=session.last_seq).exclude(kind__in=SHARING_KINDS).order_by("seq")
     )
-    for row in rows.values_list("kind", "created_at", "data", "actor", "door").iterator(chunk_size=2000):
-        kind, at, data, actor, door = row
+    for row in rows.values_list("kind", "created_at", "data", "actor", "door", "client_name").iterator(chunk_size=2000):
+        kind, at, data, actor, door, client_name = row
         event = {"seq": len(events) + 1, "kind": kind, "at": fmt.timestamp(at), "data": data}
         # Who made it and through which door: only when recorded, so a bundle of work from before owners
         # reads as it did (and an older WorkRail's bundles, without them, import with "").
@@ -72,6 +72,8 @@ def _events(session: Session, progress: Callable[[int, int], None] | None) -> li
             event["actor"] = actor
         if door:
             event["door"] = door
+        if client_name:  # the MCP client that made it, by its declared name
+            event["clientName"] = client_name
         events.append(event)
         if progress is not None and len(events) % 1000 == 0:
             progress(len(events), session.last_seq)

@@ -237,7 +237,9 @@ class _Stage:
             # before owners were recorded: made on that machine).
             by, door = event.get("actor", ""), event.get("door", "")
             chunk.payloads.append((event_payloads.parse(event["kind"], event["data"]), at, by))
-            chunk.rows.append([self.session.pk, event["seq"], event["kind"], data, stored_at, by, door])
+            chunk.rows.append(
+                [self.session.pk, event["seq"], event["kind"], data, stored_at, by, door, event.get("clientName", "")]
+            )
             chunk.last_seq = event["seq"]
             if event["kind"] == EventKind.RUN_STARTED:
                 chunk.run_hashes.append(event["data"]["workflowHash"])

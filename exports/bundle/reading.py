@@ -28,7 +28,7 @@ from exports.bundle.rules import Rules
 from exports.bundle.workflows import checked_workflow
 from runs.contract.base import Shape
 from runs.contract.errors import ErrorCode, WorkRailError
-from runs.store.actors import OWNER_MAX_CHARS
+from runs.store.actors import CLIENT_NAME_MAX_CHARS, OWNER_MAX_CHARS
 from runs.store.events import PAYLOADS, SHARING_KINDS, parse
 from workflows_app.sources import NestedTooDeep, check_json_depth
 
@@ -68,6 +68,8 @@ class BundleEvent(Shape):
     # bundles from before they were recorded, and for work done on the exporting machine without either.
     actor: str = Field(default="", max_length=OWNER_MAX_CHARS, pattern=PRINTABLE)
     door: str = Field(default="", max_length=16, pattern=PRINTABLE)
+    # The MCP client that made it, by its declared name (Event.client_name); absent before it was recorded.
+    client_name: str = Field(default="", max_length=CLIENT_NAME_MAX_CHARS, pattern=PRINTABLE)
 
 
 class BundleWorkflow(Shape):

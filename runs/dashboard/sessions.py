@@ -327,8 +327,13 @@ def _session_page(
             "cancel": status_line.cancel_stops(run) if run else None,
             # The repository and git branch its agent works in, as the list groups it (said once, in the head).
             "works_in": session_groups.where_it_works(detail.session.workspace_path, detail.session.git_branch),
-            # Beside each message's copy button: which of the person's agent chats takes it (agent_message.which_chat).
-            "which_chat": agent_message.which_chat(detail.session.workspace_path, detail.session.git_branch),
+            # Under each message's copy button: which of the person's agent chats takes it (agent_message.Chat).
+            "chat": agent_message.chat(
+                detail.session.session_id,
+                run.run.run_id if run else None,
+                detail.session.workspace_path,
+                detail.session.git_branch,
+            ),
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,

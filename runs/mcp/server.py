@@ -16,6 +16,7 @@ import logging
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -47,6 +48,8 @@ from runs.mcp.readiness import configuration_problem
 from runs.mcp.resources import register_resources
 from runs.mcp.roots import WORKSPACE_TOOLS, client_roots, roots_changed
 from runs.mcp.subscriptions import ResourceWatcher
+from runs.store import actors
+from runs.store.actors import acting_as
 from workflows_app.engine.jsontypes import JsonObject
 from workrail_site.version import VERSION
 
@@ -143,9 +146,19 @@ class WorkRailServer(MCPServer[Any]):
         # here, on the event loop, since asking is a request to the client.
         chooses_itself = isinstance(arguments, dict) and arguments.get("workspacePath") is not None
         roots = await client_roots(context) if name in WORKSPACE_TOOLS and not chooses_itself else ()
-        # Tools touch files and the database: keep them off the event loop.
-        outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments, roots)
+        # Tools touch files and the database: keep them off the event loop. The events the call makes are
+        # stamped with the client's declared name (actors.Actor.client_name); the thread copies the context.
+        with acting_as(replace(actors.current(), client_name=declared_client(context))):
+            outcome = await anyio.to_thread.run_sync(deferred.call_tool, name, arguments, roots)
         return to_call_result(outcome)
+
+
+def declared_client(context: Any) -> str:
+    """The name the client gave itself when it connected (initialize's clientInfo.name), as recorded
+    (actors.client_name); "" without one (a direct call, or a client of the protocol era without initialize)."""
+    request_context = getattr(context, "request_context", None) if context is not None else None
+    params = getattr(getattr(request_context, "session", None), "client_params", None)
+    return actors.client_name(getattr(getattr(params, "client_info", None), "name", None))
 
 
 @contextmanager

@@ -10,11 +10,13 @@ agent the step pending there again, with a fresh ackToken, and records nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path, PurePath
 
 from django.conf import settings
 
 from runs.contract.dashboard import StepPlace
+from runs.models import Event, EventKind, Run, ToolCall
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 
@@ -46,16 +48,91 @@ def where(place: StepPlace | None, title: str) -> str:
 ANY_CHAT = "Any chat with WorkRail connected can take it."
 
 
+OPENING_CHARS = 72
+
+
+def opening(message: str, limit: int = OPENING_CHARS) -> str:
+    """What a folded message starts with, under its copy button (friction26a 12: an opaque message asked for
+    blind trust): its first line, cut at a word before `limit` characters with "…" (the rest is in the fold)."""
+    first = message.strip().split("\n", 1)[0].strip()
+    if len(first) <= limit and first == message.strip():
+        return first
+    cut = first if len(first) <= limit else first[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}…"
+
+
 def which_chat(workspace_path: str, git_branch: str) -> str:
     """Which of a person's agent chats the message goes to, said beside its copy button (friction22a B2: with
     several agent windows open, "its chat" named none): the workspace the session last recorded, its directory
     (under the home directory as ~/…) and git branch, "Workspace: ~/src/shop (branch main)". The
-    MCP client's name is not recorded, so it is not said. Nothing recorded: any chat can take it (ANY_CHAT)."""
+    MCP client's name and the run's times are said before it (Chat). Nothing recorded: any chat can take it
+    (ANY_CHAT)."""
     if not workspace_path:
         return ANY_CHAT
     path, home = PurePath(workspace_path), Path.home()
     shown = f"~/{path.relative_to(home)}" if path != home and path.is_relative_to(home) else workspace_path
     return f"Workspace: {shown}" + (f" (branch {git_branch})." if git_branch else ".")
+
+
+@dataclass(frozen=True)
+class Chat:
+    """How a person tells which of their agent chats a copied message goes to (friction26b 6: "paste it into the
+    agent's chat" named none of several open windows), said under every copy-for-the-agent button of a run's
+    pages and in its Copied line: the MCP client that started the run, by the name it declared (Event.client_name,
+    "" when unknown: events from before it was recorded, the HTTP API), when that was, the run's last tool call
+    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat) where the run's
+    start is not known."""
+
+    client: str
+    started: datetime | None
+    last_tool: str
+    last_at: datetime | None
+    workspace: str
+
+    @property
+    def lead(self) -> str:
+        """The words before the run's start time: "The claude-code chat that started this run at"."""
+        return (
+            f"The {self.client} chat that started this run at" if self.client else "The chat that started this run at"
+        )
+
+    @property
+    def paste_into(self) -> str:
+        """Where the Copied line says to paste it: "the claude-code chat", else "the agent's chat"."""
+        return f"the {self.client} chat" if self.client else "the agent's chat"
+
+
+def chat(session_id: str, run_id: str | None, workspace_path: str, git_branch: str) -> Chat:
+    """The Chat of a session's run (its public ids); with no run, the workspace alone."""
+    workspace = which_chat(workspace_path, git_branch)
+    if not run_id:
+        return Chat("", None, "", None, workspace)
+    events = Event.objects.filter(session__public_id=session_id)
+    # When, as the run's pages say it (the run's row); who, as its start was recorded.
+    at = Run.objects.filter(public_id=run_id).values_list("created_at", flat=True).first()
+    client = events.filter(kind=EventKind.RUN_STARTED, data__runId=run_id).values_list("client_name", flat=True)
+    started = (at, client.first() or "") if at is not None else None
+    calls = ToolCall.objects.filter(run_id=run_id)
+    # A run started before its session was imported here was started by a chat on another machine: not one
+    # of this person's chats here, so it is not named; only calls made here since are said.
+    imported = events.filter(kind=EventKind.SESSION_IMPORTED).order_by("-seq").values_list("created_at", flat=True)
+    imported_at = imported.first()
+    if imported_at is not None:
+        calls = calls.filter(started_at__gte=imported_at)
+        if started is not None and started[0] < imported_at:
+            started = None
+    last = calls.order_by("-started_at").values_list("tool", "started_at").first()
+    # Known by when it started, the chat needs no workspace beside it: the page's head names the repository and
+    # git branch, said once (friction13 7); where none was recorded, that any chat can take it still helps.
+    if started is not None and workspace_path:
+        workspace = ""
+    return Chat(
+        started[1] if started else "",
+        started[0] if started else None,
+        last[0] if last else "",
+        last[1] if last else None,
+        workspace,
+    )
 
 
 def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:

@@ -31,6 +31,16 @@ class Door(StrEnum):
 
 
 OWNER_MAX_CHARS = 64
+CLIENT_NAME_MAX_CHARS = 64
+
+
+def client_name(declared: object) -> str:
+    """An MCP client's declared name as recorded: the client chooses it, so it is only ever text (never
+    markup: pages escape it), without control characters, and bounded."""
+    if not isinstance(declared, str):
+        return ""
+    printable = "".join(c if c.isprintable() else " " for c in declared)
+    return " ".join(printable.split())[:CLIENT_NAME_MAX_CHARS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +54,11 @@ class Actor:
     # what a recorded refusal names. Never stored in events.
     client: str = ""
     token: str = ""  # the name of the API token the request came with, if any (for the refusals' record)
+    # The MCP client's own name, as it declared it when it connected (initialize's clientInfo.name, e.g.
+    # "claude-code"): stamped on the events it makes (Event.client_name), so that the dashboard can say which
+    # of a person's chats a message goes to (friction26b 6). Whatever the client said, cut to a printable
+    # line (client_name below); "" for every other door.
+    client_name: str = ""
 
     @property
     def remote(self) -> bool:

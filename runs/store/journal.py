@@ -43,13 +43,13 @@ class Journal:
         self.now = now
         call_notes.saw_session(session.public_id)  # for the call's timing row, when a tool call writes
         self.projector = Projector(session)
-        # The events' rows, values prepared for the database in Event's field order (session, seq, kind,
-        # data, created_at, actor, door): inserted together at flush, with no model instances on the hot path.
+        # The events' rows, values prepared for the database in Event's field order (session, seq, kind, data,
+        # created_at, actor, door, client_name): inserted together at flush, with no model instances on the hot path.
         self._rows: list[list[Any]] = []
         self._prepared_now = _CREATED_AT.get_db_prep_save(now, connection)
         self._activity = False  # whether any recorded event moves the session's last activity
         actor = actors.current()  # who the request acts for: one per transaction
-        self._by = [actor.owner, str(actor.door)]
+        self._by = [actor.owner, str(actor.door), actor.client_name]
 
     def record(self, payload: EventPayload) -> None:
         self.session.last_seq += 1

@@ -33,6 +33,7 @@ from runs.contract.dashboard import (
 )
 from runs.readmodels import (
     actions,
+    agent_message,
     artifact_tables,
     attention,
     branch_summary,
@@ -381,6 +382,12 @@ def lasting(since: datetime, now: datetime | None = None) -> str:
     """How long something has lasted since a moment, in whole units: "for under a minute", "for 2 min",
     "for 3 h", "for 2 days" (times.js says the same in the browser, as time passes)."""
     return time_axis.lasting(since, now or timezone.now())
+
+
+@register.filter
+def opening(message: str) -> str:
+    """What a folded message for the agent starts with (agent_message.opening)."""
+    return agent_message.opening(str(message or ""))
 
 
 @register.filter

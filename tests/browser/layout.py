@@ -90,9 +90,10 @@ FIT_SCRIPT = """
     const style = getComputedStyle(el);
     const overflowing = el.scrollWidth > el.clientWidth + 1;
     // Text cut short on purpose: an ellipsis, the whole text in the element's title (a tooltip).
-    // A folded step's answer cut to its first line: the whole answer is a tap away, in its fold (friction18a 17).
+    // A folded step's answer cut to its first line: the whole answer is a tap away, in its fold (friction18a 17);
+    // so is a folded message for the agent, cut to its opening (friction26a 12).
     const shortened = style.textOverflow === "ellipsis" && ((el.title || "").includes((el.textContent || "").trim())
-      || el.classList.contains("step-gist"));
+      || el.classList.contains("step-gist") || el.classList.contains("message-opening"));
     if (clipsX(style) && overflowing && !isAllowed(el) && el.clientWidth > 0 && !shortened) {
       const scrolls = style.overflowX === "auto" || style.overflowX === "scroll";
       if (scrolls) {
@@ -223,10 +224,12 @@ def assert_one_copy_look(page: Any) -> None:
 
 # The copy buttons shown whose words break over two lines though their row has room for them on one (its
 # whole width, what sits beside them moving under them), or that stick out of their row: "Copy the message /
-# for the agent" read as two buttons on a phone (r41-view2, friction12 item 9).
+# for the agent" read as two buttons on a phone (r41-view2, friction12 item 9). A phone's Share stacks its word
+# under its icon on purpose (friction26a 19): that is not words broken, but it must stay inside its row too.
 COPY_WHOLE_SCRIPT = """
 () => [...document.querySelectorAll("button.copy-button")].filter((b) => b.checkVisibility()).filter((b) => {
   const s = getComputedStyle(b);
+  const stacked = b.classList.contains("share-button") && s.flexDirection === "column";
   const r = b.getBoundingClientRect();
   const inner = r.height - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)
     - parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth);
@@ -240,7 +243,7 @@ COPY_WHOLE_SCRIPT = """
   const needs = b.getBoundingClientRect().width;
   b.style.whiteSpace = kept;
   const wraps = inner >= 1.5 * parseFloat(s.lineHeight);
-  return (wraps && needs <= room) || r.right > right + 0.5;
+  return (wraps && needs <= room && !stacked) || r.right > right + 0.5;
 }).map((b) => b.textContent.trim())
 """
 

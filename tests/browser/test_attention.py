@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Session
+from runs.store.actors import Actor, Door, acting_as
 from tests.browser.layout import (
     PHONE,
     assert_copy_buttons_whole,
@@ -106,7 +107,8 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
 
 
 def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_after_30):
-    stalled = made.stalled()
+    with acting_as(Actor("", Door.STDIO, client_name="claude-code")):  # as the MCP server stamps its events
+        stalled = made.stalled()
     visit(sized_page, f"{site}/runs/{stalled.run_id}/", "stalled-run")
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
@@ -140,9 +142,21 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
         "Check the agent's chat first: if it is idle or gone, copy the message into it or a new chat."
     )
     expect(panel).not_to_contain_text("sentence below")
-    panel.get_by_text("Check the message (optional)").focus()
+    # friction26a 12: what the button copies is in sight, its opening muted on one line, cut with "…"; the
+    # whole text is one key press away.
+    opening = panel.locator(".message-fold > summary")
+    expect(opening).to_have_text("Resume the WorkRail workflow: call continue_workflow with stateToken…")
+    assert on_one_line(opening)
+    opening.focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
+    # friction26b 6: which of the person's chats: the client that started the run, and when; the Copied line
+    # names it too.
+    expect(panel.locator(".which-chat")).to_contain_text("The claude-code chat that started this run at ")
+    copy.click()
+    expect(panel.locator("[data-copy-status]")).to_have_text(
+        "Copied. Paste it into the claude-code chat; this page changes when the agent takes it up."
+    )
     assert_fits(sized_page)
     # Said once, by the status line's pill: not the page's head, nor the runs column's card (a session of one
     # run); what to do, the panel says.

@@ -51,7 +51,7 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     assert "badge state-paused" in status and "imported <time" in status and "· no agent has it yet" in status
     why = said.split('id="run-details"', 1)[1].split("</details>", 1)[0]  # the panel's why: the run's Details fold
     assert "This session was imported" in why and 'data-copy-target="paused-sentence-' in panel
-    assert said.count("Resume the WorkRail workflow: call continue_workflow") == 1
+    assert said.count('Resume the WorkRail workflow: call continue_workflow with stateToken "') == 1
     assert "Agent working on" not in said and "agent's move" not in said.lower()
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").count() == 1
 

@@ -1,4 +1,4 @@
-"""Bundles say who did what: each exported event carries its actor and door (optional keys: a bundle from
+"""Bundles say who did what: each exported event carries its actor, door and MCP client (optional keys: a bundle from
 before they were recorded imports with ""), an import keeps them, and the imported session's owner is
 whoever started it. Commands record as commands."""
 
@@ -24,17 +24,17 @@ PLAN = "wr.routine-focused_plan"
 
 
 def alices_session() -> str:
-    with acting_as(Actor("alice", Door.HTTP)):
+    with acting_as(Actor("alice", Door.HTTP, client_name="claude-code")):
         start = start_workflow(PLAN)
     ack(start)  # then on this machine's own stdio server: no owner
     return start["session"]["sessionId"]
 
 
-def who(session_id: str) -> list[tuple[str, str, str]]:
+def who(session_id: str) -> list[tuple[str, str, str, str]]:
     rows = Event.objects.filter(session__public_id=session_id).exclude(
         kind__in=[EventKind.SESSION_EXPORTED, EventKind.SESSION_IMPORTED]
     )
-    return list(rows.order_by("seq").values_list("kind", "actor", "door"))
+    return list(rows.order_by("seq").values_list("kind", "actor", "door", "client_name"))
 
 
 def test_exported_events_carry_who_and_the_import_keeps_them(service_catalog):
@@ -43,7 +43,10 @@ def test_exported_events_carry_who_and_the_import_keeps_them(service_catalog):
     data = export_session_bundle(session_id, via="api")
     events = json.loads(data)["events"]
     assert events[0]["actor"] == "alice" and events[0]["door"] == "http"
-    assert any("actor" not in e and "door" not in e for e in events)  # recorded with neither: no keys
+    assert events[0]["clientName"] == "claude-code"
+    assert any(
+        "actor" not in e and "door" not in e and "clientName" not in e for e in events
+    )  # recorded with neither: no keys
     empty_the_store()
     import_session_bundle(data, via="api")
     assert who(session_id) == before  # the history says who did what where it was made
@@ -92,26 +95,28 @@ def test_a_bundle_from_before_owners_imports_with_no_owner(service_catalog):
         for event in document["events"]:
             event.pop("actor", None)
             event.pop("door", None)
+            event.pop("clientName", None)
 
     data = forged(export_session_bundle(session_id, via="api"), as_before)
     empty_the_store()
     import_session_bundle(data, via="api")
-    assert {(actor, door) for _, actor, door in who(session_id)} == {("", "")}
+    assert {(actor, door, client) for _, actor, door, client in who(session_id)} == {("", "", "")}
     assert Session.objects.get(public_id=session_id).owner == ""
 
 
+@pytest.mark.parametrize("key", ["actor", "clientName"])
 @pytest.mark.parametrize("actor", ["x" * 65, "eve\nmallory", 7])
-def test_a_bundle_with_an_impossible_actor_is_refused(service_catalog, actor):
+def test_a_bundle_with_an_impossible_actor_is_refused(service_catalog, actor, key):
     session_id = alices_session()
 
     def spoiled(document):
-        document["events"][1]["actor"] = actor
+        document["events"][1][key] = actor
 
     data = forged(export_session_bundle(session_id, via="api"), spoiled)
     with pytest.raises(WorkRailError) as caught:
         import_session_bundle(data, via="api", as_copy=True)
     assert caught.value.code == "BUNDLE_INVALID"
-    assert "/events/1/actor" in caught.value.message
+    assert f"/events/1/{key}" in caught.value.message
 
 
 def test_commands_record_as_commands(service_catalog, tmp_path):

@@ -364,23 +364,40 @@ def test_right_after_an_import_the_message_to_resume_is_offered_once(client, ser
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/?imported=1")
     assert 'id="resume-after-import"' not in html
-    assert html.count("Resume the WorkRail workflow: call continue_workflow") == 1
+    assert html.count("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;") == 1
 
 
 def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_catalog):
     # friction22a B2: "paste it into its chat" named none of the person's agent windows. Under the copy button,
     # the workspace the session recorded; where it recorded none, that any chat with WorkRail can take it.
-    from runs.models import Session
+    # friction26b 6: before it, the chat by what a person sees of it: when it started the run (no client name
+    # where none was recorded), then the client's declared name and the run's last call.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from runs.models import Session, ToolCall
+    from runs.store.actors import Actor, Door, acting_as
 
     stalled = made.stalled()
     html = page(client, f"/sessions/{stalled.session_id}/")
-    assert html.count('<p class="muted small which-chat">Any chat with WorkRail connected can take it.</p>') == 1
+    line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
+    assert line.startswith("The chat that started this run at <time ")
+    assert line.endswith("</time>. Any chat with WorkRail connected can take it.")
+    assert html.count('class="muted small which-chat"') == 1
+    with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
+        stalled = made.stalled("STALL-2")
     Session.objects.filter(public_id=stalled.session_id).update(workspace_path="/srv/shop", git_branch="main")
+    at = timezone.now() - timedelta(minutes=3)
+    ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=5, started_at=at, run_id=stalled.run_id)
     html = page(client, f"/sessions/{stalled.session_id}/")
-    line = '<p class="muted small which-chat">Workspace: /srv/shop (branch main).</p>'
-    assert html.count(line) == 1 and html.index('class="copy-button') < html.index(line)
+    line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
+    assert line.startswith("The claude-code chat that started this run at <time ")
+    assert '(its last call: continue_workflow, <time datetime="' in line and ">3 min ago</time>)" in line
+    assert line.endswith(" ago</time>).")  # the workspace not again: the head names the repository and branch
+    assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
-    assert line in step
+    assert '<p class="muted small which-chat">The claude-code chat that started this run at' in step
 
 
 def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state_once(client, service_catalog):

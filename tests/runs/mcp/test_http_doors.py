@@ -46,12 +46,12 @@ class Served:
         sent["Mcp-Protocol-Version"] = PROTOCOL
         return httpx.post(self.url, json=message, headers={**sent, **headers}, timeout=30)
 
-    def open_session(self, who: str) -> str:
+    def open_session(self, who: str, client: str = "t") -> str:
         opened = self.post(
             who,
             request(
                 "initialize",
-                {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+                {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": client, "version": "1"}},
             ),
         )
         assert opened.status_code == 200, opened.text
@@ -242,3 +242,16 @@ def test_a_sessions_subscriptions_end_with_it(served):
         assert time.monotonic() < deadline, "the subscriptions outlived their session"
         time.sleep(0.02)
     assert served.mcp.watcher.held("alice") == 0
+
+
+def test_the_events_a_call_makes_carry_the_clients_declared_name_as_plain_bounded_text(served):
+    """The dashboard names the chat a message goes to by the client that started the run (friction26b 6):
+    each event an MCP call makes is stamped with initialize's clientInfo.name, cut to one printable line."""
+    from runs.models import Event
+
+    declared = "claude-code\n<b>" + "x" * 80
+    session = served.open_session("alice", client=declared)
+    answer = served.call("alice", session, "tools/call", {"name": "start_workflow", "arguments": {"workflowId": PLAN}})
+    assert not answer["result"].get("isError"), answer
+    recorded = set(Event.objects.values_list("client_name", "door"))
+    assert recorded == {(("claude-code <b>" + "x" * 80)[:64], "http")}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from runs.readmodels.agent_message import ANY_CHAT, which_chat
 
 
@@ -26,3 +28,44 @@ def test_a_repository_elsewhere_is_said_in_full():
 def test_nothing_recorded_says_any_chat_can_take_it():
     assert which_chat("", "") == ANY_CHAT == "Any chat with WorkRail connected can take it."
     assert which_chat("", "main") == ANY_CHAT  # a branch without its directory names no chat
+
+
+def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
+    # friction26a 12: the fold's summary says what the button copies, its first line cut with "…".
+    from runs.readmodels.agent_message import opening, text
+
+    said = opening(text("st1abc", "step 2 of 3 (Draft)"))
+    assert said == "Resume the WorkRail workflow: call continue_workflow with stateToken…"
+    assert opening("Go on.") == "Go on."  # all of it: no "…"
+    assert opening("First line\nsecond line") == "First line…"
+
+
+def test_the_chat_is_named_by_its_client_where_one_was_recorded():
+    from runs.readmodels.agent_message import Chat
+
+    known, unknown = Chat("claude-code", None, "", None, ANY_CHAT), Chat("", None, "", None, ANY_CHAT)
+    assert known.lead == "The claude-code chat that started this run at"
+    assert unknown.lead == "The chat that started this run at"
+    assert (known.paste_into, unknown.paste_into) == ("the claude-code chat", "the agent's chat")
+
+
+@pytest.mark.django_db
+def test_a_run_started_elsewhere_is_not_said_to_be_started_by_a_chat_here(service_catalog):
+    # The chat that started a run is named by the client recorded on its start; once its session was imported
+    # here, that chat is on another machine: only calls made here since are said.
+    from exports.bundles import export_session_bundle, import_session_bundle
+    from runs.readmodels.agent_message import chat
+    from runs.store.actors import Actor, Door, acting_as
+    from tests.exports.bundle.support import empty_the_store
+    from tests.support.mcp_calls import start_workflow
+
+    with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
+        start = start_workflow("wr.routine-focused_plan")
+    session_id, run_id = start["session"]["sessionId"], start["session"]["runId"]
+    here = chat(session_id, run_id, "", "")
+    assert (here.client, here.started is not None) == ("claude-code", True)
+    data = export_session_bundle(session_id, via="api")
+    empty_the_store()
+    import_session_bundle(data, via="api")
+    imported = chat(session_id, run_id, "", "")
+    assert (imported.client, imported.started, imported.last_at) == ("", None, None)

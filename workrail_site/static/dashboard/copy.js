@@ -8,7 +8,7 @@
  * row (friction18a 18): an icon and the word "Share" where the row has room for it (friction22b 16: an icon
  * alone read as "upload"), the icon alone on a phone, where the word would push it to a line of its own; its accessible
  * name is the copy button's data-share-label (a reply's, naming which reply it shares: friction17b 3), else "Share…".
- * After a message for an agent is copied, the status says the next step (PASTE_NEXT, friction18a 10): the copy
+ * After a message for an agent is copied, the status says the next step (pasteNext, friction18a 10): the copy
  * alone does nothing until it is pasted into the agent's chat.
  * An <input data-reason-for="ID"> fills the element ID (a reply's blank, data-blank holding its words) with what
  * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays, the
@@ -21,7 +21,13 @@
   var canShare = typeof navigator.share === "function";
   /* It stays until the page changes: a first-timer wondered whether the paste worked (friction20b 10), and
    * the live page is the answer, the panel giving way once the agent takes the message up. */
-  var PASTE_NEXT = "Copied. Paste it into the agent's chat; this page changes when the agent takes it up.";
+  function pasteNext(button) {
+    /* The chat it goes to, by the client that started the run where the page knows it (its copy row's
+     * data-paste-into, agent_message.Chat: friction26b 6), the one line every such button says. */
+    var row = button.closest && button.closest(".copy-row");
+    var into = (row && row.getAttribute("data-paste-into")) || "the agent's chat";
+    return "Copied. Paste it into " + into + "; this page changes when the agent takes it up.";
+  }
   var SHARE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" ' +
     'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +
     '<path d="M12 3v12M7 8l5-5 5 5M5 13v7h14v-7"/></svg>';
@@ -172,7 +178,7 @@
     if (navigator.clipboard && window.isSecureContext) {
       var forAgent = target.classList.contains("agent-message");
       navigator.clipboard.writeText(text).then(function () {
-        if (forAgent) say(button, PASTE_NEXT, KEPT); else say(button, "Copied.");
+        if (forAgent) say(button, pasteNext(button), KEPT); else say(button, "Copied.");
       }, fallback);
     } else {
       fallback();
