@@ -199,10 +199,17 @@ class Whereabouts(Shape):
     # A paused run: how it came here, around its moment ("imported " … " · no agent has it yet"), for the run
     # card's line (status_line). Off the wire.
     _came: Timed | None = PrivateAttr(default=None)
+    # How many branches the run it names has (1 + its forks): what the sessions list counts beside that run's
+    # name, not the session's total (friction27a 4: "run 2 of 2 · 4 branches" for a run of one). Off the wire.
+    _branches: int = PrivateAttr(default=1)
 
     @property
     def came(self) -> Timed | None:
         return self._came
+
+    @property
+    def branches(self) -> int:
+        return self._branches
 
     @property
     def move(self) -> str:

@@ -157,6 +157,7 @@ class Place:
     held_by: str = "agent"  # a blocked step's BlockedStep.whose_move: who must act for it to go on
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
     branch: int = 0  # its newest branch's number: the run page's panel for it is "{place}-{branch}"
+    branches: int = 1  # how many branches it has (Run.branch_count)
 
     def shown(self, cutoff: datetime) -> Shown:
         """The place, its words and since when, with the clock applied."""
@@ -258,6 +259,7 @@ def places(
                 held_by=held_by,
                 last_refused_at=last_refused,
                 branch=newest.number if newest is not None else 0,
+                branches=run.branch_count,
             )
         )
     return found
@@ -331,6 +333,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     )
     where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
+    where._branches = place.branches
     where._reason = (said.head, said.reason) if said.reason else ("", "")
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         last_try = place.last_refused_at or place.since

@@ -21,6 +21,11 @@ class Term:
 
 TERMS: tuple[Term, ...] = (
     Term(
+        "session",
+        "Session",
+        "One piece of work an agent does for you, under one key or title: its runs, notes and checkpoints.",
+    ),
+    Term(
         "run", "Run", "One go of a workflow by an agent, from its first step to its end. A session holds one or more."
     ),
     Term("step", "Step", "One entry of the workflow's outline; \u201cstep 2 of 3\u201d is where it sits there."),
@@ -48,5 +53,10 @@ TERMS: tuple[Term, ...] = (
         "checkpoint",
         "Checkpoint",
         "Notes the agent saved at a step without answering it, so that a later chat can pick up from there.",
+    ),
+    Term(
+        "mode",
+        "Mode",
+        "How often the agent stops to ask you, and how much risk it may take (\u201cGuided, balanced risk\u201d).",
     ),
 )

@@ -238,13 +238,16 @@ class RowTitle:
 def where_note(session: SessionSummary) -> str:
     """What a sessions-list row says in brackets after the workflow its "Where it is" names: which of the
     session's runs that is when it has several, and how many branches its runs have only when one branched
-    ("run 2 of 2 · 4 branches", "3 branches", ""). The one place a row counts branches, at every size
-    (friction26a 8, 26b 9: a "Run branches" column read "1" on nearly every row, and the phone card said it apart)."""
-    parts = (
-        [f"run {session.where.run_number} of {session.run_count}"] if session.run_count > 1 and session.where else []
-    )
-    if session.branched:
-        parts.append(f"{session.branch_count} branches")
+    ("run 2 of 2 · 3 branches", "3 branches", ""). The one place a row counts branches, at every size
+    (friction26a 8, 26b 9: a "Run branches" column read "1" on nearly every row, and the phone card said it apart).
+    The branches counted are the named run's own (friction27a 4: the session's total, beside one run's name, said
+    "run 2 of 2 · 4 branches" of a run of one)."""
+    where = session.where
+    if where is None or where.run_id is None:
+        return f"{session.branch_count} branches" if session.branched else ""
+    parts = [f"run {where.run_number} of {session.run_count}"] if session.run_count > 1 else []
+    if where.branches > 1:
+        parts.append(f"{where.branches} branches")
     return " · ".join(parts)
 
 

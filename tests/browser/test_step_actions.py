@@ -279,16 +279,11 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
         "marked Replaced: tell its agent, in its chat, to stop."
     )
     # The notes are said once, under "Your confirmation" (friction17b 11); "Notes so far", which held only them,
-    # stays in its place, as on every step page, one line saying where they are (friction26b 5); and so does the
-    # line of inputs, "none" for a step without any.
+    # is left out rather than say where they are (friction27a 14, 27b: it read as a placeholder); the line of
+    # inputs stays, "none" for a step without any (friction26b 5).
     expect(sized_page.get_by_text("Planned it: two modules, one migration.")).to_have_count(1)
-    expect(sized_page.locator("#recap-title")).to_have_text("Notes so far")
-    expect(sized_page.locator("#recap-above")).to_have_text(
-        "Only the agent's latest notes, under “Your confirmation” above."
-    )
+    expect(sized_page.locator("#recap-title")).to_have_count(0)
     expect(sized_page.locator("#branch-inputs")).to_have_text("Inputs now: none")
-    sections = sized_page.locator("main section.card h2").all_inner_texts()
-    assert sections.index("Branch from here") < sections.index("Notes so far"), sections
     console_log.assert_clean()
 
 
