@@ -292,7 +292,9 @@ NOBODY_STATES = frozenset({"left-behind", "canceled"})
 LEGEND_WORDS = {
     "answered": "green fill: answered",
     "pending": "blue fill: current, the step the agent works on",
-    "unreached": "grey fill: not reached",
+    # "not answered", not "not reached" (friction27b 4): a branch left behind's last card is grey, a step it
+    # reached and never answered.
+    "unreached": "grey fill: not answered",
     "aside": "dashed border: no agent works on that branch any more",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
@@ -325,7 +327,7 @@ IN_SIGHT = frozenset({"answered", "pending", "unreached", "aside", "by-hand", "a
 KEY_NAMES = {
     "answered": "answered",
     "pending": "current",
-    "unreached": "not reached",
+    "unreached": "not answered",
     "aside": "no agent works on that branch any more",
     "on-branch": "the branch you view",
     "by-hand": "started by hand",

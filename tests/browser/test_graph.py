@@ -373,7 +373,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             [
                 "green fill: answered",
                 "blue fill: current, the step the agent works on",
-                "grey fill: not reached",
+                "grey fill: not answered",
                 "dashed border: no agent works on that branch any more",
             ]
         )
@@ -485,7 +485,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction24a 5, 24b 11: one rule, each meaning once: the border dashed where no agent works on the branch any
     # more, the fill the step's state; every name lower-case (friction24a 18).
     expect(key.locator("li")).to_have_text(
-        ["answered", "current", "not reached", "no agent works on that branch any more", "checkpoint", "↺ redone"]
+        ["answered", "current", "not answered", "no agent works on that branch any more", "checkpoint", "↺ redone"]
     )
     expect(key.locator(".badge, .state-key, .tag-key")).to_have_count(0)
     expect(key.locator("li svg.swatch")).to_have_count(6)
@@ -505,12 +505,13 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # Each swatch is drawn with the drawing's own classes: the same fill and outline as its cards'.
         graph = sized_page.locator("svg.run-graph")
         for word, kind, props in (
-            ("not reached", "state-left-behind", ("fill", "stroke")),
+            ("not answered", "state-left-behind", ("fill", "stroke")),
             ("current", "state-running", ("fill", "stroke")),
             ("answered", "answered", ("fill", "stroke", "strokeDasharray")),
             ("no agent works", "state-left-behind", ("strokeDasharray",)),
         ):
-            swatch = key.locator("li", has_text=word).locator("svg.swatch rect.card")
+            # Anchored: "answered" is also the end of "not answered".
+            swatch = key.locator("li", has_text=re.compile(rf"^\s*{word}")).locator("svg.swatch rect.card")
             card = graph.locator(f"rect.card.{kind}").first
             for prop in props:
                 js = f"e => getComputedStyle(e).{prop}"
@@ -518,7 +519,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         grey, green = css_colour(sized_page, "--surface-2"), css_colour(sized_page, "--ok-soft")
         blue = css_colour(sized_page, "--info-soft")
         fill = "c => getComputedStyle(c).fill"
-        assert key.locator("li", has_text="not reached").locator("rect").evaluate(fill) == grey
+        assert key.locator("li", has_text="not answered").locator("rect").evaluate(fill) == grey
         assert key.locator("li", has_text="current").locator("rect").evaluate(fill) == blue
         assert graph.locator("rect.card.answered").first.evaluate("c => getComputedStyle(c).fill") == green
         aside = graph.locator("rect.card.aside").first

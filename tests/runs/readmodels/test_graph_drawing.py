@@ -378,7 +378,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     assert told == {
         "answered": "green fill: answered",
         "pending": "blue fill: current, the step the agent works on",
-        "unreached": "grey fill: not reached",
+        "unreached": "grey fill: not answered",
         "aside": "dashed border: no agent works on that branch any more",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
@@ -390,7 +390,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
     assert [entry.name for entry in every if entry.in_sight] == [
         "answered",
         "current",
-        "not reached",
+        "not answered",
         "no agent works on that branch any more",
         "redone",
     ]
