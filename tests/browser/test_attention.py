@@ -305,6 +305,12 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     upcoming = stepper.locator(".st-step.upcoming")
     expect(upcoming).to_have_text(re.compile(r"^\s*Build\s+Still to come\s+step 3 of 3\s*$"))
     assert upcoming.locator(".st-title").evaluate("e => getComputedStyle(e).color") == css_colour(sized_page, "--muted")
+    # Not reached is a solid grey border on a grey fill, as the graph's card: dashed says a branch no agent works
+    # on any more (friction27a 5).
+    edge = upcoming.locator(".st-box").evaluate(
+        "e => [getComputedStyle(e).borderTopStyle, getComputedStyle(e).backgroundColor]"
+    )
+    assert edge == ["solid", css_colour(sized_page, "--surface-2")], edge
     expect(sized_page.locator(".graph-frame, .graph-list, .branch-tabs")).to_have_count(0)
     drawn = stepper.bounding_box()
     assert drawn is not None and drawn["height"] < 120, drawn

@@ -41,6 +41,22 @@ MENU = """() => {
           bar: document.querySelector(".topbar").getBoundingClientRect().height};
 }"""
 ALL_ENTRIES = ["Sessions", "Workflows", "Tool timings", "Connect", "API docs", "Admin"]
+# The bar's pieces a person taps: the brand, the menu's shown entries, "More" and the "?", each its box; the
+# "?"'s drawn circle; the widest right edge of anything in the bar.
+BAR_SLOTS = """() => {
+  const seen = (el) => el.checkVisibility({visibilityProperty: true});
+  const box = (el) => { const r = el.getBoundingClientRect();
+    return {text: el.textContent.trim(), left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const tapped = [...document.querySelectorAll(
+    ".topbar .brand, .topbar .nav > li > a, .topbar .nav > li > details > summary, .topbar .words-link")];
+  const words = document.querySelector(".topbar .words-link");
+  const circle = getComputedStyle(words, "::before");
+  return {slots: tapped.filter(seen).map(box), words: box(words),
+          circle: circle.content === "none" ? null : parseFloat(circle.width),
+          widest: Math.max(...[...document.querySelectorAll(".topbar *")].filter(seen).map(
+            (el) => el.getBoundingClientRect().right)),
+          vw: document.documentElement.clientWidth};
+}"""
 
 
 def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, console_log, site, live_server, viewport):
@@ -65,11 +81,23 @@ def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, cons
             assert max(gaps) - min(gaps) <= 1, gaps
         else:
             assert [link["text"] for link in menu["links"]] == ["Sessions", "Workflows"], menu
-            # "More" (friction18a 15: "Connect ▾" hid what else it holds), then the page behind it when it is one
-            # (friction26a 16); the current page is marked inside.
+            # "More" (friction18a 15: "Connect ▾" hid what else it holds), highlighted on a page behind it, the page
+            # named to screen readers (friction26a 16); the current page is marked inside.
             label = "More" if more == "More" else f"More: {more}"
             assert [summary["text"] for summary in menu["more"]] == [label], menu
             expect(sized_page.locator(".nav-more summary.holds-current")).to_have_count(0 if more == "More" else 1)
+            # Each tap target in its own slot of the row, "More" one line (the page named inside it only: its
+            # name under "More" ran into the "?", friction27a 3); the "?" a 44 px target, its circle drawn small.
+            bar = sized_page.evaluate(BAR_SLOTS)
+            for a, b in itertools.pairwise(bar["slots"]):
+                assert a["right"] <= b["left"], (a, b)
+            assert bar["widest"] <= bar["vw"], bar
+            assert [slot["text"] for slot in bar["slots"]][-1] == "?", bar
+            words = bar["words"]
+            assert words["right"] - words["left"] >= 44 and words["bottom"] - words["top"] >= 44, words
+            assert bar["circle"] and 27 <= bar["circle"] <= 31, bar
+            row = {slot["text"]: slot["bottom"] - slot["top"] for slot in bar["slots"]}
+            assert row[menu["more"][0]["text"]] <= row["Sessions"] + 1, row  # "More" as tall as a one-line entry
             sized_page.locator(".topbar summary").focus()
             sized_page.keyboard.press("Enter")  # a native <details>: opened from the keyboard
             menu = sized_page.evaluate(MENU)

@@ -181,7 +181,7 @@ def test_the_api_docs_page_renders_from_local_files_under_the_csp(page, console_
 
 def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, site, viewport):
     """Signed in, a dashboard page's bar names the person with a way out (friction26b 19: only the admin did): at
-    the bar's end on a desktop, at the end of "More" on a phone, the bar one row at both sizes. Logging out comes
+    the bar's end on a desktop, at the top of "More" on a phone, the bar one row at both sizes. Logging out comes
     back to the page, signed out."""
     log_in_to_admin(sized_page, site)
     visit(sized_page, site + "/workflows/", "signed-in")
@@ -192,6 +192,12 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         who = sized_page.locator(".nav-more .menu-who")
         expect(who).to_have_text("Signed in as admin")
         expect(who).to_be_in_viewport()
+        # The menu's first entry, above the pages (friction27a 6), and on screen (the log-out too).
+        first = sized_page.locator(".nav-more details > ul > li").first
+        expect(first).to_have_text("Signed in as admin")
+        pages = sized_page.locator(".nav-more ul").get_by_role("link", name="Tool timings").bounding_box()
+        logout = sized_page.locator(".nav-more .menu-logout").bounding_box()
+        assert pages and logout and logout["y"] < pages["y"], (logout, pages)
         out = sized_page.locator(".nav-more .menu-logout")
     else:
         expect(line).to_have_text("Signed in as admin · Log out")

@@ -292,9 +292,14 @@ def test_a_step_with_no_possible_action_shows_neither_section(sized_page, consol
     visit(sized_page, f"{site}/nodes/{node_id_of(canceled.answer)}/", "step-actions-canceled")
     expect(sized_page.locator(".page-head #step-state")).to_have_text("Canceled")
     expect(sized_page.locator(".step-actions")).to_have_count(0)
-    # One line in the head says why (friction15); the answer says when the run was canceled.
-    # Beside the pill, with no "·" that would start a line on a phone (friction16a 15).
-    expect(sized_page.locator(".page-head #now-at")).to_have_text("nothing can resume or branch from a canceled run")
+    # One sentence says why (friction15); the answer says when the run was canceled. In a box of its own under the
+    # step's facts, at both sizes, not a line in the head that ran into the facts as one list (friction27a 9).
+    note = sized_page.locator("#now-at")
+    expect(note).to_have_text("Nothing can resume or branch from a canceled run.")
+    expect(sized_page.locator(".page-head #now-at")).to_have_count(0)
+    facts, box = sized_page.locator("#node-facts").bounding_box(), note.bounding_box()
+    assert facts and box and box["y"] >= facts["y"] + facts["height"], (facts, box)
+    assert note.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
     assert separator_orphans(sized_page) == []
     expect(sized_page.locator("#recorded-title + ol .empty")).to_contain_text("Not answered: the run was canceled at ")
     console_log.assert_clean()

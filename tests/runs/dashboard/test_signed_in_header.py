@@ -22,9 +22,10 @@ def test_a_signed_in_person_is_named_in_every_pages_header(client, django_user_m
     assert 'name="csrfmiddlewaretoken"' in line
     assert f'<input type="hidden" name="next" value="{path}">' in line
     assert "Signed in as <strong>bob</strong> · " in line and ">Log out</button>" in line
-    # The phone's "More" ends with the same: who, and the log-out back to the page.
+    # The phone's "More" opens with the same: who, and the log-out back to the page, before the pages.
     more = bar.split('<li class="nav-more">', 1)[1]
     assert "Signed in as bob" in more and ">Log out</button>" in more
+    assert more.index("Signed in as bob") < more.index(">Log out</button>") < more.index(">Tool timings<")
     assert f'name="next" value="{path}"' in more
 
 

@@ -252,12 +252,13 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):
     canceled = made.canceled("CANCELED-STEP")
     text = page(client, f"/nodes/{node_id_of(canceled.answer)}/")
-    # Not "Not answered yet." (it never will be), no sections, one line in the head (friction15).
+    # Not "Not answered yet." (it never will be), no sections, one sentence why (friction15), in its own box after
+    # the step's facts, not in the head beside the pill (friction27a 9).
     assert '<li class="empty">Not answered: the run was canceled at <time ' in text
     assert 'id="resume-here"' not in text and 'id="branch-here"' not in text
-    assert (
-        '<span class="muted small now-at" id="now-at">nothing can resume or branch from a canceled run</span>' in text
-    )
+    assert '<p class="ended-note" id="now-at">Nothing can resume or branch from a canceled run.</p>' in text
+    assert text.index('id="node-facts"') < text.index('id="now-at"')
+    assert 'id="now-at"' not in text.split('class="page-head"')[1].split("</div>")[0]
     notes = text.split('id="recap-title"')[1].split("</section>")[0]
     assert "resumes here" not in notes and "Notes recorded on the way to this step, oldest first." in notes
 
