@@ -304,10 +304,18 @@ class AttentionPanel(Shape):
     # A branch left behind: what resuming it does, in short lines under `next_move`, each on its own line on the
     # page (attention.resuming_left_behind). Kept off the wire.
     _then: tuple[str, ...] = PrivateAttr(default=())
+    # The message is for a new chat, as the panel's own line says (a branch left behind while another branch's
+    # agent works, a paused run nobody has): no line naming the chat that started the run under its button
+    # (friction27a 2). Kept off the wire.
+    _new_chat: bool = PrivateAttr(default=False)
 
     @property
     def timed(self) -> Timed | None:
         return self._timed
+
+    @property
+    def new_chat(self) -> bool:
+        return self._new_chat
 
     @property
     def then(self) -> tuple[str, ...]:

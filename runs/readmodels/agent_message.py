@@ -43,11 +43,6 @@ def where(place: StepPlace | None, title: str) -> str:
     return f"{words} ({title})" if words and title else words or title or "its step"
 
 
-# When the session recorded no workspace (outside git, or over HTTP): the message carries its step's token, so
-# any agent with WorkRail on this store can take it up.
-ANY_CHAT = "Any chat with WorkRail connected can take it."
-
-
 OPENING_CHARS = 72
 
 
@@ -62,26 +57,61 @@ def opening(message: str, limit: int = OPENING_CHARS) -> str:
 
 
 def which_chat(workspace_path: str, git_branch: str) -> str:
-    """Which of a person's agent chats the message goes to, said beside its copy button (friction22a B2: with
-    several agent windows open, "its chat" named none): the workspace the session last recorded, its directory
-    (under the home directory as ~/…) and git branch, "Workspace: ~/src/shop (branch main)". The
-    MCP client's name and the run's times are said before it (Chat). Nothing recorded: any chat can take it
-    (ANY_CHAT)."""
+    """Which of a person's agent chats the message goes to where the run's start is not known (friction22a B2:
+    with several agent windows open, "its chat" named none), one sentence with its verb (friction27a 1): the
+    workspace the session last recorded, its directory (under the home directory as ~/…) and git branch,
+    "Paste it into the chat working in ~/src/shop (branch main)."; nothing recorded, "" (the panel's own line
+    says whose chat)."""
     if not workspace_path:
-        return ANY_CHAT
+        return ""
     path, home = PurePath(workspace_path), Path.home()
     shown = f"~/{path.relative_to(home)}" if path != home and path.is_relative_to(home) else workspace_path
-    return f"Workspace: {shown}" + (f" (branch {git_branch})." if git_branch else ".")
+    return f"Paste it into the chat working in {shown}" + (f" (branch {git_branch})." if git_branch else ".")
+
+
+# The MCP clients people know by a product name, by the name they declare (clientInfo.name, lower case): said
+# "the Claude Code chat", not "the claude-code chat" (friction27a 1). A name not here is said as given.
+CLIENT_NAMES = {
+    "claude-code": "Claude Code",
+    "claude-ai": "Claude",
+    "claude desktop": "Claude Desktop",
+    "cursor": "Cursor",
+    "cursor-vscode": "Cursor",
+    "codex": "Codex",
+    "codex-mcp-client": "Codex",
+    "windsurf": "Windsurf",
+    "windsurf-client": "Windsurf",
+    "cline": "Cline",
+    "goose": "Goose",
+    "vscode": "VS Code",
+    "visual studio code": "VS Code",
+    "zed": "Zed",
+    "continue": "Continue",
+    "gemini-cli": "Gemini CLI",
+}
+
+# Names an MCP library declares by default, which name no product a person would recognise: said as unknown.
+SDK_NAMES = frozenset({"mcp", "python-mcp", "mcp-client", "mcp-python", "fastmcp", "typescript-mcp", "test-client"})
+
+
+def product(client_name: str) -> str:
+    """A declared MCP client name in people's words: "Claude Code" for "claude-code"; "" for none or an SDK's
+    default ("mcp")."""
+    key = client_name.strip().lower()
+    if not key or key in SDK_NAMES:
+        return ""
+    return CLIENT_NAMES.get(key, client_name.strip())
 
 
 @dataclass(frozen=True)
 class Chat:
     """How a person tells which of their agent chats a copied message goes to (friction26b 6: "paste it into the
     agent's chat" named none of several open windows), said under every copy-for-the-agent button of a run's
-    pages and in its Copied line: the MCP client that started the run, by the name it declared (Event.client_name,
-    "" when unknown: events from before it was recorded, the HTTP API), when that was, the run's last tool call
-    and when (from the bounded timings table: none once trimmed), and the workspace (which_chat) where the run's
-    start is not known."""
+    pages, one sentence with its verb (friction27a 1), and in its Copied line: the MCP client that started the run,
+    in people's words (product: "" when unknown, events from before it was recorded, the HTTP API, an SDK's
+    default name), when that was, when the run's last tool call was (from the bounded timings table: none once
+    trimmed), and the workspace (which_chat) where neither is known. Where the message is for a new chat (a branch
+    left behind beside a working one, a paused run), the page says none of it (AttentionPanel.new_chat)."""
 
     client: str
     started: datetime | None
@@ -90,15 +120,13 @@ class Chat:
     workspace: str
 
     @property
-    def lead(self) -> str:
-        """The words before the run's start time: "The claude-code chat that started this run at"."""
-        return (
-            f"The {self.client} chat that started this run at" if self.client else "The chat that started this run at"
-        )
+    def the_chat(self) -> str:
+        """ "the Claude Code chat", else "the chat"."""
+        return f"the {self.client} chat" if self.client else "the chat"
 
     @property
     def paste_into(self) -> str:
-        """Where the Copied line says to paste it: "the claude-code chat", else "the agent's chat"."""
+        """Where the Copied line says to paste it: "the Claude Code chat", else "the agent's chat"."""
         return f"the {self.client} chat" if self.client else "the agent's chat"
 
 
@@ -111,7 +139,7 @@ def chat(session_id: str, run_id: str | None, workspace_path: str, git_branch: s
     # When, as the run's pages say it (the run's row); who, as its start was recorded.
     at = Run.objects.filter(public_id=run_id).values_list("created_at", flat=True).first()
     client = events.filter(kind=EventKind.RUN_STARTED, data__runId=run_id).values_list("client_name", flat=True)
-    started = (at, client.first() or "") if at is not None else None
+    started = (at, product(client.first() or "")) if at is not None else None
     calls = ToolCall.objects.filter(run_id=run_id)
     # A run started before its session was imported here was started by a chat on another machine: not one
     # of this person's chats here, so it is not named; only calls made here since are said.
@@ -122,9 +150,9 @@ def chat(session_id: str, run_id: str | None, workspace_path: str, git_branch: s
         if started is not None and started[0] < imported_at:
             started = None
     last = calls.order_by("-started_at").values_list("tool", "started_at").first()
-    # Known by when it started, the chat needs no workspace beside it: the page's head names the repository and
-    # git branch, said once (friction13 7); where none was recorded, that any chat can take it still helps.
-    if started is not None and workspace_path:
+    # Known by when it started or last called, the chat needs no workspace beside it: the page's head names the
+    # repository and git branch, said once (friction13 7).
+    if started is not None or last is not None:
         workspace = ""
     return Chat(
         started[1] if started else "",

@@ -621,7 +621,7 @@ _CAME: dict[paused.How, tuple[str, str]] = {
 
 def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -> AttentionPanel:
     how, why = _CAME[halted.how]
-    return _panel(
+    panel = _panel(
         state,
         shown,
         "paused",
@@ -635,6 +635,8 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         since=halted.since,
         resumes=True,
     )
+    panel._new_chat = True  # nobody has it: "an agent's chat", not the one that started it
+    return panel
 
 
 def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
@@ -752,6 +754,7 @@ def _left_behind(state: RunState, outcome: BranchOutcomeEntry) -> AttentionPanel
     )
     # Not the rule of which branch the run page shows: nobody needs it to decide (friction24a 14, round 53).
     panel._then = resuming_left_behind(beside, "its latest step")
+    panel._new_chat = bool(beside)  # its line says "a new chat"
     return panel
 
 

@@ -123,6 +123,9 @@ class StepActions:
     # A branch left behind: what resuming it does, in short lines, each on its own under `lead`
     # (attention.resuming_left_behind; friction23b 7).
     then: tuple[str, ...] = ()
+    # The message is for a new chat, as `then` says (a branch left behind while another branch's agent works):
+    # no line naming the chat that started the run under its button (friction27a 2).
+    new_chat: bool = False
 
     @property
     def shown(self) -> bool:
@@ -265,6 +268,7 @@ def _of_step(
             branch_lead=branch_lead,
             weight=states.weight("nobody"),
             then=then,
+            new_chat=bool(beside),
         )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
     return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))

@@ -151,11 +151,11 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
     # friction26b 6: which of the person's chats: the client that started the run, and when; the Copied line
-    # names it too.
-    expect(panel.locator(".which-chat")).to_contain_text("The claude-code chat that started this run at ")
+    # names it too, in people's words: one sentence with its verb (friction27a 1).
+    expect(panel.locator(".which-chat")).to_contain_text("Paste it into the Claude Code chat that started this run (")
     copy.click()
     expect(panel.locator("[data-copy-status]")).to_have_text(
-        "Copied. Paste it into the claude-code chat; this page changes when the agent takes it up."
+        "Copied. Paste it into the Claude Code chat; this page changes when the agent takes it up."
     )
     assert_fits(sized_page)
     # Said once, by the status line's pill: not the page's head, nor the runs column's card (a session of one

@@ -235,6 +235,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         'id="left_behind-then-1">Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>'
         in panel
     )
+    # friction27a 2: the message is for a new chat, as that line says: no line naming the chat that started the
+    # run under its button, and its Copied line says a new chat too.
+    assert "which-chat" not in panel and 'data-paste-into="a new chat"' in panel
     assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
     assert (
@@ -360,6 +363,8 @@ def test_right_after_an_import_the_message_to_resume_is_offered_once(client, ser
     resume = html.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
     assert "it picks up Focused Plan Routine at step 1 of 3" in resume
     assert 'data-copy-target="import-message"' in resume
+    # For a new chat here (friction27a 2): the chat that started the run is not named under its button.
+    assert "which-chat" not in resume and 'data-paste-into="a new chat"' in resume
     # A stalled run's panel offers it already: not a second time.
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/?imported=1")
@@ -382,8 +387,9 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     stalled = made.stalled()
     html = page(client, f"/sessions/{stalled.session_id}/")
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
-    assert line.startswith("The chat that started this run at <time ")
-    assert line.endswith("</time>. Any chat with WorkRail connected can take it.")
+    # friction27a 1: one sentence with its verb, nothing after it that contradicts "It hears only its chat".
+    assert line.startswith("Paste it into the chat that started this run (<time ")
+    assert line.endswith("</time>).")
     assert html.count('class="muted small which-chat"') == 1
     with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
         stalled = made.stalled("STALL-2")
@@ -392,12 +398,14 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=5, started_at=at, run_id=stalled.run_id)
     html = page(client, f"/sessions/{stalled.session_id}/")
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
-    assert line.startswith("The claude-code chat that started this run at <time ")
-    assert '(its last call: continue_workflow, <time datetime="' in line and ">3 min ago</time>)" in line
+    # The client in people's words, not its declared "claude-code".
+    assert line.startswith("Paste it into the Claude Code chat that started this run (<time ")
+    assert '; its last call <time datetime="' in line and ">3 min ago</time>)" in line
     assert line.endswith(" ago</time>).")  # the workspace not again: the head names the repository and branch
     assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
-    assert '<p class="muted small which-chat">The claude-code chat that started this run at' in step
+    assert '<p class="muted small which-chat">Paste it into the Claude Code chat that started this run (' in step
+    assert 'data-paste-into="the Claude Code chat"' in step
 
 
 def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state_once(client, service_catalog):

@@ -246,6 +246,8 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     )
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
+    # friction27a 2: for a new chat, as its line says: the chat that started the run is not named under it.
+    assert "which-chat" not in resume and 'data-paste-into="a new chat"' in resume
     assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume
 
 

@@ -397,6 +397,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     run_page = page(client, f"/runs/{child.run.public_id}/")
     panel = run_page.split('class="state-panel state-paused"')[1].split("</section>")[0]
     assert tags(status(run_page)) == ["yours"] and tags(page_head(run_page)) == [] and BUTTON in panel
+    # Nobody has it: "an agent's chat", so no line naming the chat that started the run (friction27a 2).
+    assert "which-chat" not in panel and 'data-paste-into="a new chat"' in panel
     why = run_page.split('id="run-details"')[1].split("</details>")[0]  # the panel's why: the run's one fold
     assert "started this branch by hand" in why and "Agent working on" not in run_page
     assert chip(status(run_page)) == "Your move · Paused"

@@ -1,5 +1,6 @@
 """Which of a person's agent chats a copied message goes to (agent_message.which_chat, friction22a B2): said
-beside every copy button on a session's pages, from the workspace the session recorded."""
+beside every copy button on a session's pages, one sentence with its verb (friction27a 1), the client in
+people's words, else the workspace the session recorded."""
 
 from __future__ import annotations
 
@@ -7,27 +8,42 @@ from pathlib import Path
 
 import pytest
 
-from runs.readmodels.agent_message import ANY_CHAT, which_chat
+from runs.readmodels.agent_message import product, which_chat
 
 
 def test_a_repository_under_home_is_said_from_the_home_directory_with_its_branch():
     path = str(Path.home() / "src" / "shop")
-    assert which_chat(path, "main") == "Workspace: ~/src/shop (branch main)."
+    assert which_chat(path, "main") == "Paste it into the chat working in ~/src/shop (branch main)."
 
 
 def test_a_repository_without_a_branch_is_said_alone():
     # git named no branch (a detached HEAD): the directory is still the chat's.
-    assert which_chat(str(Path.home() / "shop"), "") == "Workspace: ~/shop."
+    assert which_chat(str(Path.home() / "shop"), "") == "Paste it into the chat working in ~/shop."
 
 
 def test_a_repository_elsewhere_is_said_in_full():
-    assert which_chat("/srv/repos/shop", "feature/x") == "Workspace: /srv/repos/shop (branch feature/x)."
-    assert which_chat(str(Path.home()), "main") == f"Workspace: {Path.home()} (branch main)."
+    assert (
+        which_chat("/srv/repos/shop", "feature/x")
+        == "Paste it into the chat working in /srv/repos/shop (branch feature/x)."
+    )
+    assert which_chat(str(Path.home()), "main") == f"Paste it into the chat working in {Path.home()} (branch main)."
 
 
-def test_nothing_recorded_says_any_chat_can_take_it():
-    assert which_chat("", "") == ANY_CHAT == "Any chat with WorkRail connected can take it."
-    assert which_chat("", "main") == ANY_CHAT  # a branch without its directory names no chat
+def test_nothing_recorded_says_nothing():
+    # friction27a 1: "Any chat with WorkRail connected can take it." beside "It hears only its chat" contradicted
+    # it; the panel's own line says whose chat.
+    assert which_chat("", "") == ""
+    assert which_chat("", "main") == ""  # a branch without its directory names no chat
+
+
+def test_a_declared_client_is_said_by_its_product_name():
+    assert product("claude-code") == "Claude Code"
+    assert product("Cursor") == "Cursor"
+    assert product("codex-mcp-client") == "Codex"
+    assert product("windsurf") == "Windsurf"
+    assert product("my-agent") == "my-agent"  # unknown: as given
+    # an MCP library's default name names no product a person knows: unknown
+    assert product("mcp") == product("python-mcp") == product("") == ""
 
 
 def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
@@ -43,10 +59,9 @@ def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
 def test_the_chat_is_named_by_its_client_where_one_was_recorded():
     from runs.readmodels.agent_message import Chat
 
-    known, unknown = Chat("claude-code", None, "", None, ANY_CHAT), Chat("", None, "", None, ANY_CHAT)
-    assert known.lead == "The claude-code chat that started this run at"
-    assert unknown.lead == "The chat that started this run at"
-    assert (known.paste_into, unknown.paste_into) == ("the claude-code chat", "the agent's chat")
+    known, unknown = Chat("Claude Code", None, "", None, ""), Chat("", None, "", None, "")
+    assert (known.the_chat, unknown.the_chat) == ("the Claude Code chat", "the chat")
+    assert (known.paste_into, unknown.paste_into) == ("the Claude Code chat", "the agent's chat")
 
 
 @pytest.mark.django_db
@@ -63,7 +78,7 @@ def test_a_run_started_elsewhere_is_not_said_to_be_started_by_a_chat_here(servic
         start = start_workflow("wr.routine-focused_plan")
     session_id, run_id = start["session"]["sessionId"], start["session"]["runId"]
     here = chat(session_id, run_id, "", "")
-    assert (here.client, here.started is not None) == ("claude-code", True)
+    assert (here.client, here.started is not None) == ("Claude Code", True)
     data = export_session_bundle(session_id, via="api")
     empty_the_store()
     import_session_bundle(data, via="api")
