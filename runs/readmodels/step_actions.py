@@ -73,7 +73,9 @@ ONLY_EDITED = "This branch is still at this step: going on with the same inputs 
 # from branching's (friction24b 14: both sections showed without saying how they differ); where an agent works
 # elsewhere, which chat takes the message after it (attention.resuming_left_behind).
 # With an agent at work elsewhere: how a redo's outcome differs from resuming's (branch_warning says it in full).
-REDO_INSTEAD = "A redo below would replace {names} instead."
+# friction27a 2, 27b 3: "would replace branch 2" under "Redo this step as a new branch (branch 3)" read as opposites:
+# both happen, so the line says both, in the redo warning's words.
+REDO_INSTEAD = "A redo below would start branch {new} instead, and mark {names} Replaced."
 LEFT_BEHIND_LEAD = "No agent works on this branch. Resuming continues branch {number} from this step, as it was."
 # While the agent works on the step: the summary of the fold the message waits behind, the run page's words for
 # a refused step's (attention.blocked_guide), so the two pages say it alike (friction23a A6).
@@ -259,7 +261,8 @@ def _of_step(
         if beside:
             # friction26a 3, 26b 1: why a redo below differs, in one short line (branch_warning says it in full).
             names = listing.joined([str(n) for n in beside])
-            then = (*then, REDO_INSTEAD.format(names=f"{'branches' if len(beside) > 1 else 'branch'} {names}"))
+            named = f"{'branches' if len(beside) > 1 else 'branch'} {names}"
+            then = (*then, REDO_INSTEAD.format(new=node.run.branch_count + 1, names=named))
         number = step.waiting_on.number if step.waiting_on is not None else 1
         return StepActions(
             resume="resume",

@@ -215,7 +215,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert what.inner_text().splitlines() == [
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
-        "A redo below would replace branch 2 instead.",
+        "A redo below would start branch 3 instead, and mark branch 2 Replaced.",
     ]
     quiet_message(sized_page)
     console_log.assert_clean()

@@ -242,7 +242,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
         "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat."
         # friction26a 3, 26b 1: why a redo differs, beside resuming's outcome.
-        "<br>A redo below would replace branch 2 instead.</p>" in resume
+        "<br>A redo below would start branch 3 instead, and mark branch 2 Replaced.</p>" in resume
     )
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume

@@ -140,7 +140,7 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # friction26a 3, 26b 1: and why a redo differs, in one line; the redo's panel says the same rule in full.
     assert taken_up.then == (
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
-        "A redo below would replace branch 2 instead.",
+        "A redo below would start branch 3 instead, and mark branch 2 Replaced.",
     )
     assert taken_up.branch_warning == (
         "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
