@@ -57,7 +57,7 @@ class Actor:
     # The MCP client's own name, as it declared it when it connected (initialize's clientInfo.name, e.g.
     # "claude-code"): stamped on the events it makes (Event.client_name), so that the dashboard can say which
     # of a person's chats a message goes to (friction26b 6). Whatever the client said, cut to a printable
-    # line (client_name below); "" for every other door.
+    # line (client_name above); "" for every other door.
     client_name: str = ""
 
     @property
