@@ -105,6 +105,11 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
     handover = page.split('class="fork-handover"')[1].split("</div>")[0]
     assert "started by hand" not in handover and "in the dashboard" not in handover
+    # One paste instruction: the to-do's; no line naming the chat that started the run, and the Copied line says
+    # "a chat" as the to-do does (friction28a 1, 28b 1: three instructions in a row).
+    whole = page.split('class="fork-handover"')[1].split('class="raw-call"')[0]
+    assert "which-chat" not in whole and "started this run" not in whole
+    assert 'data-paste-into="a chat"' in whole
     facts = page.split('id="node-facts"')[1].split("</ul>")[0]
     assert "started by hand from" in facts and "in the dashboard" in facts
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
