@@ -32,11 +32,5 @@
     if (summary) summary.setAttribute("aria-expanded", event.target.open ? "true" : "false");
   }, true);
   window.addEventListener("hashchange", function () { openFoldOf(idOf(location.hash)); });
-  /* On a phone a fold marked data-phone-closed starts closed though the page opened it (the run page's
-   * findings, when the graph and steps follow): its summary line says what it holds. Without script it stays
-   * open. A live update keeps it as the person left it (live.js). */
-  if (window.matchMedia && window.matchMedia("(max-width: 40rem)").matches) {
-    document.querySelectorAll("details[data-phone-closed][open]").forEach(function (fold) { fold.open = false; });
-  }
   openFoldOf(idOf(location.hash));
 })();

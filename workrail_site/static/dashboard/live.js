@@ -39,8 +39,6 @@
   function keepState(region) {
     var open = [];
     region.querySelectorAll("details[id][open]").forEach(function (d) { open.push(d.id); });
-    var closed = [];  /* a fold the page opens but that starts closed on a phone (folds.js) stays as it was */
-    region.querySelectorAll("details[id][data-phone-closed]:not([open])").forEach(function (d) { closed.push(d.id); });
     var scrolls = [];
     region.querySelectorAll("[data-keep-scroll][id]").forEach(function (el) {
       scrolls.push([el.id, el.scrollLeft, el.scrollTop]);
@@ -57,10 +55,6 @@
       open.forEach(function (id) {
         var d = document.getElementById(id);
         if (d) d.open = true;
-      });
-      closed.forEach(function (id) {
-        var d = document.getElementById(id);
-        if (d) d.open = false;
       });
       scrolls.forEach(function (s) {
         var el = document.getElementById(s[0]);
