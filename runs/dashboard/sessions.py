@@ -36,6 +36,7 @@ from runs.readmodels import (
     preferences_history,
     run_view,
     session_groups,
+    session_scope,
     skipped_steps,
     states,
     status_line,
@@ -325,6 +326,8 @@ def _session_page(
             # The run card's one status line (the state's chip and where the agent is), and what canceling stops.
             "status": status_line.of_run(run) if run else None,
             "cancel": status_line.cancel_stops(run) if run else None,
+            # What belongs to the whole session, under one divider with several runs; a later run's start.
+            "scope": session_scope.of_page(detail, run),
             # The repository and git branch its agent works in, as the list groups it (said once, in the head).
             "works_in": session_groups.where_it_works(detail.session.workspace_path, detail.session.git_branch),
             # Under each message's copy button: which of the person's agent chats takes it (agent_message.Chat).

@@ -69,13 +69,13 @@ class StatusLine:
     timed: Timed | None = None
     showing: BranchOutcomeEntry | None = None
     latest: int | None = None
-    # The same sentence in its typed parts, as the card prints it on two lines (friction25a 8, 25b 7: the one
-    # line read as a pile of counters): `title` (the step's name, bold) then `said` (the state's words around
-    # `since`, `said_timed`) first; `counters` (step · round · part · branch) under them, smaller.
+    # The same sentence in its typed parts, as the card prints it on one line: `title` (the step's name, bold),
+    # then `said`: the counters (step · round · part · branch) and the state's words around `since`
+    # (`said_timed`). The counters on a line of their own under it read as a leftover (friction28b 5); the name
+    # alone on the first line was for friction25a 8 (one line of counters read as a pile): the name stays bold.
     title: str = ""
     said: str = ""
     said_timed: Timed | None = None
-    counters: str = ""
 
     @property
     def agent_works(self) -> bool:
@@ -92,10 +92,16 @@ def _step(place: StepPlace | None, title: str) -> str:
 
 def _parts(place: StepPlace | None, title: str, on_branch: str) -> tuple[str, str]:
     """The line's two parts before its state: the step's name as a sentence starts ("Its step" when neither it
-    nor its place is known), and its counters ("step 2 of 3 · round 2 of 3 (part 2 of 2) · branch 2")."""
+    nor its place is known), and its counters ("step 2 of 3 · round 2 of 3 (part 2 of 2) · branch 2"), which
+    then lead `said`, capitalized when no name comes before them."""
     counters = " · ".join(w for w in (place.brief if place is not None else "", on_branch.removeprefix(" · ")) if w)
     named = title[:1].upper() + title[1:] if title else ("" if counters else "Its step")
-    return named, counters
+    return named, counters if named else counters[:1].upper() + counters[1:]
+
+
+def _after(counters: str, words: Timed) -> Timed:
+    """The state's words after the counters, on the line's one sentence: "step 2 of 3 · waiting for … "."""
+    return Timed(f"{counters} · {words.before}" if counters else words.before, words.after, words.form)
 
 
 def _node(detail: RunDetail, node_id: str | None) -> GraphNode | None:
@@ -127,7 +133,6 @@ def of_run(detail: RunDetail) -> StatusLine:
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words
         around = Timed("Finished ", f"{on_branch} · {answered}", "ago")
-        said = Timed("Finished ", f" · {answered}", "ago")
         return StatusLine(
             run.state,
             where,
@@ -136,9 +141,8 @@ def of_run(detail: RunDetail) -> StatusLine:
             around,
             showing,
             latest,
-            said=f"Finished · {answered}",
-            said_timed=said,
-            counters=on_branch.removeprefix(" · "),
+            said=f"Finished{on_branch} · {answered}",
+            said_timed=around,
         )
     node = _node(detail, counts.tip_node_id if counts is not None else detail.graph.tip)
     title = (counts.step_title if counts is not None else None) or (node.title if node is not None else "")
@@ -156,10 +160,9 @@ def of_run(detail: RunDetail) -> StatusLine:
             around,
             showing,
             latest,
-            said=f"canceled{by}{after}",
-            said_timed=Timed(f"canceled{by} ", after, "ago"),
+            said=" · ".join(w for w in (counters, f"canceled{by}{after}") if w),
+            said_timed=_after(counters, Timed(f"canceled{by} ", after, "ago")),
             title=named,
-            counters=counters,
         )
     place = where.place if where is not None else "working"
     since = where.since if where is not None else None
@@ -174,7 +177,7 @@ def of_run(detail: RunDetail) -> StatusLine:
         said = _DOING.get(place, _DOING["working"])
     if since is None or (latest is not None and run.state == "running"):
         # Seen from another branch, "The agent works on branch 2: <step>" says all a working line would.
-        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, counters=counters)
+        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, said=counters)
     around = Timed(f"{step} · {said.before}", said.after, said.form)
     return StatusLine(
         run.state,
@@ -184,10 +187,9 @@ def of_run(detail: RunDetail) -> StatusLine:
         around,
         showing,
         latest,
-        said=f"{said.before}{said.after}",
-        said_timed=said,
+        said=" · ".join(w for w in (counters, f"{said.before}{said.after}") if w),
+        said_timed=_after(counters, said),
         title=named,
-        counters=counters,
     )
 
 

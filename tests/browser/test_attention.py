@@ -113,8 +113,10 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     panel = sized_page.locator(".state-panel.state-stalled")
     expect(panel).to_be_visible()
     # The state and where the agent is: the run card's one status line; the panel under it says what to do.
-    expect(sized_page.locator("#run-where")).to_have_text(re.compile(r"^Draft Plan with Risks · stalled for \d+\smin"))
-    expect(sized_page.locator("#run-counters")).to_have_text("step 2 of 3")  # on its own line (friction25a 8)
+    # The step's name, its place and the state on one line (friction28b 5).
+    expect(sized_page.locator("#run-where")).to_have_text(
+        re.compile(r"^Draft Plan with Risks · step 2 of 3 · stalled for \d+\smin")
+    )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
     copy = panel.locator(".copy-button")  # on the first screen, at every size
@@ -194,9 +196,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # button on this page).
     status = sized_page.locator("#run-status")
     expect(status.locator("#run-where")).to_have_text(
-        re.compile(r"^Approve the plan · waiting for your confirmation for \d+\smin")
+        re.compile(r"^Approve the plan · step 2 of 3 · waiting for your confirmation for \d+\smin")
     )
-    expect(status.locator("#run-counters")).to_have_text("step 2 of 3")
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text("It hears only its chat: copy a reply below and paste it")
@@ -350,9 +351,8 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # what to do, not that again.
     expect(sized_page.locator(".run-status .badge")).to_have_text("Canceled")
     expect(sized_page.locator("#run-where")).to_contain_text(
-        "Draft Plan with Risks · canceled in the dashboard just now"
+        "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard just now"
     )
-    expect(sized_page.locator("#run-counters")).to_have_text("step 2 of 3")
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     # All three steps, as on every other run: the one it never reached greyed, said as not reached.
     stepper = sized_page.locator("ol.stepper")
@@ -505,8 +505,12 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
     }
     visit(sized_page, f"{site}/runs/{run.run_id}/", f"where-{kind}")
     # The run card opens with the state's chip and one sentence of where; nothing else on the page says it again.
-    # The step's name and the state first; its counters on the smaller line under them (friction25a 8).
-    expect(sized_page.locator("#run-counters")).to_have_text(place[kind])
+    # The step's name, then its counters, then the state, on one line (friction25a 8, 28b 5).
+    expect(sized_page.locator("#run-where")).to_contain_text(f" · {place[kind]} · ")
+    line = sized_page.locator("#run-status").bounding_box()
+    chip = sized_page.locator("#run-status .badge").bounding_box()
+    if sized_page.viewport_size != PHONE.size:
+        assert line is not None and chip is not None and line["height"] < 2 * chip["height"] + 4  # one line
     assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
     if kind == "blocked" and sized_page.viewport_size != PHONE.size:
         # Eight steps in a strip of two lines at most, no separator left at the end of a line (friction25a 6).
@@ -516,7 +520,7 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
     expect(sized_page.locator("#pending-step, #run-status-summary, .verdict-line")).to_have_count(0)
     if kind == "forked":
         # About the branch the agent works on; the shown branch, when another, named once after it.
-        expect(sized_page.locator("#run-counters")).to_have_text("step 2 of 3 · branch 2")
+        expect(sized_page.locator("#run-where")).to_contain_text(" · step 2 of 3 · branch 2 · ")
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")

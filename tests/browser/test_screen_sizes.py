@@ -109,6 +109,21 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         for i in ("section[aria-labelledby=run-title]", ".mode-card", "#steps-title")
     )
     assert run_card and mode and steps and run_card["y"] < steps["y"] < mode["y"]
+    # What covers every run comes under one divider, after all of the shown run's (friction28a 8, 28b 4).
+    divider = sized_page.locator("#scope-divider")
+    expect(divider).to_have_text("Whole session")
+    line, timeline = divider.bounding_box(), sized_page.locator("#timeline-title").bounding_box()
+    assert line and timeline and steps["y"] < line["y"] < timeline["y"] < mode["y"]
+    # The head counts the runs at every size (friction28a 16: a phone's left it out).
+    expect(sized_page.locator("#session-facts .fact-runs")).to_have_text("2 runs")
+    if (sized_page.viewport_size or {})["width"] > 800:
+        # One layout whatever the run shown (friction28a 15, 28b 4): only the run's card beside the runs column;
+        # a one-branch run's Progress, as a branched run's, takes the whole width under both.
+        rail, graph, layout = (
+            sized_page.locator(i).bounding_box() for i in (".runs-nav", ".run-graph-card", ".session-layout")
+        )
+        assert rail and graph and layout and graph["y"] >= rail["y"] + rail["height"], (rail, graph)
+        assert abs(graph["x"] - layout["x"]) < 1 and graph["width"] >= layout["width"] - 1, (graph, layout)
     # The head names the mode at every size, once: its fold's title does not again (friction26a 9, 26b 16).
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
     expect(sized_page.locator("#mode-title")).not_to_contain_text("Guided")
@@ -356,9 +371,8 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # The state and the step in the card's one status line; the panel under it says what happens next; the call
     # and the example wait behind a disclosure.
     expect(sized_page.locator("#run-where")).to_have_text(
-        re.compile(r"^Record the Changed Files · refused .+, the agent must resend it$")
+        re.compile(r"^Record the Changed Files · step 2 of 8 · refused .+, the agent must resend it$")
     )
-    expect(sized_page.locator("#run-counters")).to_have_text("step 2 of 8")
     expect(sized_page.locator(".blocked-panel .verdict")).to_have_count(0)
     # The step named once, by the status line, not in the panel again (friction9 item 2).
     panel_words = sized_page.locator(".blocked-panel").first.evaluate(

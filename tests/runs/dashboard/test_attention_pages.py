@@ -107,7 +107,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # Where it stands is the card's one status line, the moment as a <time> the page puts in the reader's time
     # zone (times.js), not "... UTC" text; the panel under it says what to do, not where again.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert "><strong>Draft Plan with Risks</strong> · stalled <time datetime=" in where
+    assert "><strong>Draft Plan with Risks</strong> · step 2 of 3 · stalled <time datetime=" in where
     assert 'data-when="for"' in where
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
@@ -139,8 +139,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel
     # Since when, as a <time> the page shows local; the chip beside it says whose move.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert "><strong>Approve the plan</strong> · waiting for your confirmation <time" in where
-    assert 'id="run-counters">step 2 of 3<' in html
+    assert "><strong>Approve the plan</strong> · step 2 of 3 · waiting for your confirmation <time" in where
     # First what the step asks, said to the user, and where the answer goes (the agent's chat, by the two copy
     # buttons: friction15); then the plan to review, then the two replies (read, then decide, as on the step's
     # page: friction17); last, folded, the step's prompt as the agent was given it.
@@ -191,7 +190,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert start in panel
     # Who canceled it and where it stopped: the card's status line, once.
     where = html.split('id="run-where"')[1].split("</span>")[0]
-    assert "><strong>Draft Plan with Risks</strong> · canceled in the dashboard <time" in where
+    assert "><strong>Draft Plan with Risks</strong> · step 2 of 3 · canceled in the dashboard <time" in where
     assert "RUN_CANCELED" not in panel  # the error code is not a word for people
     # Nobody's move is pending on a canceled run, and the page does not say an agent works.
     assert 'id="pending-step"' not in html and "while the agent works" not in html
@@ -214,8 +213,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # The live branch leads: the status line says where its agent is, before the branches left behind.
     assert 'id="pending-step"' not in html
     assert html.index('id="run-where"') < html.index('id="left_behind-1"')
-    assert "<strong>Draft Plan with Risks</strong> · agent working <time" in html
-    assert 'id="run-counters">step 2 of 3 · branch 2<' in html
+    assert "<strong>Draft Plan with Risks</strong> · step 2 of 3 · branch 2 · agent working <time" in html
     # Shown on its own, the branch left behind has its full panel and no pending step beside "nothing needs doing".
     tip = line.split('href="?tip=')[1].split('"')[0]
     shown = page(client, f"/runs/{rewound.run_id}/?tip={tip}")
@@ -321,7 +319,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
         assert html.count("Agent&#x27;s move · Retrying</span>") == 1
         assert (
-            visible(html).count("<strong>Record the Changed Files</strong> · refused") == 1
+            visible(html).count("<strong>Record the Changed Files</strong> · step 2 of 8 · refused") == 1
         )  # the timeline's dots: tooltips
         assert "refused <time" in html.split('id="run-where"')[1].split("</p>")[0]
         assert 'class="verdict-line"' not in html.split('id="run-title"')[1].split("</section>")[0]

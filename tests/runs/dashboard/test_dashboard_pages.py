@@ -224,9 +224,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # Where the agent works, on which step by its name, since when (a <time> in the reader's zone): the card's
     # one status line, no second "pending step" bar.
     where = between(html, 'id="run-where"', "</span>")
-    said = r"><strong>Summarize the Review</strong> · agent working <time "
+    said = r"><strong>Summarize the Review</strong> · step \d+ of \d+ · branch \d+ · agent working <time "
     assert re.search(said, where), where
-    assert re.search(r'id="run-counters">step \d+ of \d+ · branch \d+<', html)
     assert 'id="pending-step"' not in html
     # Its checkpoint is among the steps: no card lists it again.
     assert "Checkpoint: halfway." in steps and "Session notes and checkpoints" not in html
@@ -596,8 +595,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # state is their badges' in the list under it, said once (friction12 item 2).
     assert 'id="shown-branch"' not in html
     where = between(html, 'id="run-where">', "</span>").removeprefix('id="run-where">')
-    assert where.startswith("Finished <time") and "</time> · " in where, where
-    assert 'id="run-counters">branch 1<' in html
+    assert where.startswith("Finished <time") and "</time> · branch 1 · " in where, where
     # The run is done: its two left-behind branches are history, listed with their badge and no "Resume the agent…" up
     # front (friction5 item 13); each one's own step page still offers to resume from there. One word for
     # them, the state's: never "set aside" (friction6 item 9).

@@ -255,7 +255,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # branch 1's badge says it is left behind
     line = status_line(run_page)
     # How it came, then that no agent has it (friction18a 4: "no agent has had it for …" read backwards).
-    assert line == "Your move · Paused Prepare · started by hand · no agent has it yet step 1 of 5 · branch 2", line
+    assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · started by hand · no agent has it yet", line
     assert "no agent has had it" not in words and "Agent working on" not in words, words
     assert "Copy the message and paste it into an agent&#x27;s chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
@@ -332,7 +332,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     line = status_line(run_page())
-    assert line == "Agent's move · Working Deploy to production · agent working step 3 of 5 · branch 2", line
+    assert line == "Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working", line
     assert "Your move · Paused" not in after, after
     assert "Agent's move · Working" in status_line(run_page()), after
 

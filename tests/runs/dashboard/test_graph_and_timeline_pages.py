@@ -153,9 +153,8 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # cards say the same place, in the same words (the card's status line names it once, its chip that the run
     # is running).
     assert (
-        "Record what the slice showed · agent working" in words
-        and "step 2 of 3 · round 2 of 3 (part 2 of 2) · branch 2" in words
-    )  # one locator, on the line under the step's name
+        "Record what the slice showed · step 2 of 3 · round 2 of 3 (part 2 of 2) · branch 2 · agent working" in words
+    )  # one locator, on the step's line, before the state (friction28b 5)
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.

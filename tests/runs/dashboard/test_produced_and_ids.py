@@ -51,8 +51,7 @@ def test_the_run_header_names_what_the_branch_produced_with_links_to_its_section
     assert '<li class="fact-runs">2 runs</li>' in head and "branches" not in head
     assert re.findall(r"<li>(\d+) branches</li>", html) == []
     status = text_of(between(html, 'id="run-where"', "</span>"))
-    assert " · agent working " in status, status
-    assert re.search(r'id="run-counters">step \d+ of \d+ · branch 1<', html)
+    assert re.search(r" · step \d+ of \d+ · branch 1 · agent working ", status), status
     # That branches 2 and 3 were left behind, the list of the other branches right under it says, once each, as
     # their badges (friction12 item 2): not the line too.
     card = between(html, 'id="run-title"', 'id="run-facts"')

@@ -247,7 +247,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
-    assert "<strong>Record the Changed Files</strong> · refused" in status(text)
+    assert re.search(r"<strong>Record the Changed Files</strong> · step \d+ of \d+ · refused", status(text))
     # The agent's move: the panel says it retries by itself; the message for the agent is folded, under when the
     # move turns the person's.
     before_folds = panel.split("<details")[0]

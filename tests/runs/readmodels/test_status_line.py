@@ -146,19 +146,23 @@ def test_cancel_names_each_kind_of_branch_it_stops_in_the_cards_words_in_its_con
     assert status_line.CancelStops([], [1]).button == status_line.CancelStops([1]).button == "Cancel run…"
 
 
-def test_the_line_comes_in_typed_parts_the_name_and_state_first_the_counters_under(service_catalog, settings):
-    # friction25a 8, 25b 7: the step's name and the state lead; step, round, part and branch go on a smaller
-    # line under them, from the same fields (never split out of the joined sentence).
+def test_the_line_comes_in_typed_parts_the_name_then_the_counters_and_state_on_one_line(service_catalog, settings):
+    # friction25a 8: the step's name leads, in bold; friction28b 5: step, round, part and branch follow it on the
+    # same line, before the state ("Approve the plan · step 2 of 3 · waiting for …"), not on a line of their
+    # own under it. From the same fields, never split out of the joined sentence.
     settings.WORKRAIL_STALL_MINUTES = 30
     waiting = line_of(made.waiting_for_user(service_catalog["extra"], quiet_minutes=45).run_id)
-    assert (waiting.title, waiting.counters) == ("Approve the plan", "step 2 of 3")
-    assert waiting.said_timed == ("waiting for your confirmation ", "", "for")
+    assert (waiting.title, waiting.said_timed) == (
+        "Approve the plan",
+        ("step 2 of 3 · waiting for your confirmation ", "", "for"),
+    )
+    assert waiting.words == f"{waiting.title} · {waiting.said}"
     newest = line_of(made.left_behind().run_id)
-    assert (newest.title, newest.counters) == ("Draft Plan with Risks", "step 2 of 3 · branch 2")
-    assert newest.said.startswith("agent working") and newest.said_timed is not None
+    assert newest.title == "Draft Plan with Risks"
+    assert newest.said.startswith("step 2 of 3 · branch 2 · agent working") and newest.said_timed is not None
     canceled = line_of(made.canceled().run_id)
-    assert (canceled.title, canceled.said) == ("Draft Plan with Risks", "canceled in the dashboard")
+    assert (canceled.title, canceled.said) == ("Draft Plan with Risks", "step 2 of 3 · canceled in the dashboard")
     finished = start_workflow(made.PLAN)
     made.run_to_the_end(finished)
     done = line_of(finished["session"]["runId"])
-    assert (done.title, done.counters, done.said_timed) == ("", "", ("Finished ", " · 3 steps answered", "ago"))
+    assert (done.title, done.said_timed) == ("", ("Finished ", " · 3 steps answered", "ago"))

@@ -1,0 +1,36 @@
+"""What on a session's page belongs to the run shown, and what to the whole session.
+
+With several runs, the session's notes, its timeline and its mode sat right under the shown run's steps, in the
+same cards, and read as that run's (friction28a 8, 28b 4). The page now says the scope once: the shown run's
+card and its sections first, then one divider, "Whole session", over what covers every run. A session of one
+run needs no scope words: its run and its session are one thing to the reader.
+
+When a run started is said once too (friction28a 16, 28b 5): the session's head says when the session started,
+which is when its first run did; a later run of a session of several has its start beside its name on its card,
+never on a line of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from runs.contract.dashboard import RunDetail, SessionDetail
+
+WHOLE_SESSION = "Whole session"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """`heading`: the divider's words over the session-wide sections ("" with one run, or none); `started`: the
+    shown run's start, when it is not the session's first run of several (None: the head says it)."""
+
+    heading: str
+    started: datetime | None
+
+
+def of_page(detail: SessionDetail, run: RunDetail | None) -> Scope:
+    several = len(detail.runs) > 1
+    first = detail.runs[0].run_id if detail.runs else None
+    apart = several and run is not None and run.run.run_id != first
+    return Scope(WHOLE_SESSION if several else "", run.run.created_at if apart and run is not None else None)
