@@ -106,7 +106,7 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
             assert old not in text, f"{name} still says {old!r}"
     # Each place that offers an action reads it from the table.
     assert '"fork"|action' in written["node.html"]
-    assert '"branch"|action' in written["_fork.html"]
+    assert "step_actions.redo_title" in written["_fork.html"]  # actions.redo_title: "branch"'s, or new inputs
     # friction26a 7: the run card's line for a branch left behind offers no "Resume here →" (a second agent by
     # one click); the branch's own panel and step page do.
     assert "Resume here" not in written["_attention.html"] and '"resume"|section' not in written["_attention.html"]
