@@ -49,8 +49,6 @@ OLD_NAMES = (
     # friction26a 3, 26b 1: a second wording of the redo's effect on a branch left behind's step.
     "The new branch replaces",
     "stays in the history",
-    # friction26b 5: a second label for "Cancel run…".
-    "Cancel the whole run",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
