@@ -68,14 +68,12 @@ class ForkForm:
     original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
 
     @property
-    def inputs(self) -> str:
-        """The step's inputs in one short line beside "Branch from here" ("service=billing · target=staging"), so a
-        newcomer sees what "inputs" are before opening the form (friction24a 7): the step's context, locked keys
-        aside, each value as its row shows it; "" for an empty context."""
-        return _truncated(
-            " · ".join(f"{row.key}={_truncated(' '.join(row.value.split()), 24)}" for row in rows_of(self.original)),
-            100,
-        )
+    def inputs(self) -> tuple[tuple[str, str], ...]:
+        """The step's inputs beside "Branch from here", so a newcomer sees what "inputs" are before opening the form
+        (friction24a 7): the step's context, locked keys aside, each (key, its value as its row shows it, on one
+        line, cut short), shown as a small key/value list (friction28a 10: "key=value · key=value" read as raw
+        text)."""
+        return tuple((row.key, _truncated(" ".join(row.value.split()), 40)) for row in rows_of(self.original))
 
     @property
     def text_rows(self) -> int:

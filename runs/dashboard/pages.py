@@ -56,7 +56,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
     at_work = agent_at_work(step)
-    actions = step_actions.of_step(node, step, went_on, at_work)
+    form = form or fork_form.blank(node)
+    actions = step_actions.of_step(node, step, went_on, at_work, form.inputs)
     context = {
         "nav": "sessions",
         "node": node,
@@ -68,7 +69,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # The run page's pending line, here too while the agent is on this step (or waits in its chat for you).
         "at_work": at_work,
         "mode_words": preferences.unusual_mode_words(node.preferences),
-        "fork_form": form or fork_form.blank(node),
+        "fork_form": form,
         "agent_call": fork_form.agent_call(node.state_token),
         "chat": agent_message.chat(node.run.session_id, node.run.run_id, session.workspace_path, session.git_branch),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
@@ -94,6 +95,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "step_actions_titles": {
             "branch": step_actions.BRANCH_FROM_HERE,
             "how": step_actions.HOW_BRANCHING,
+            "what_happens": step_actions.WHAT_HAPPENS,
         },
     }
     return render(request, "dashboard/node.html", context)

@@ -97,6 +97,15 @@ SHARE: dict[CopyName, str] = {"message": "Share…", "confirmed": "Share “Conf
 Weight = Literal["primary", "quiet"]
 
 
+# friction28b 13: a step without inputs has nothing to change: its form adds inputs, "Redo with new inputs".
+NEW_INPUTS = Action("redo with new inputs")
+
+
+def redo_title(has_inputs: bool) -> str:
+    """The fork form's name at a step: "Redo with changed inputs", or "Redo with new inputs" where it has none."""
+    return title("branch") if has_inputs else NEW_INPUTS.title
+
+
 def copy_label(name: CopyName) -> str:
     return COPY[name]
 

@@ -210,12 +210,13 @@ class CancelStops:
 
     @property
     def button(self) -> str:
-        """ "Cancel run…" on every run: one label for one control (friction26b 5: "Cancel the whole run…" on a
-        branched run read as another control). That it stops every branch, not only the one shown (friction22a
-        B5), and which, the confirmation says (`confirm`). No count: every branch counted read as if finished work
-        would be undone (friction23a A2, 23b 14), and the open ones by kind crowded the card's head on a phone
-        (friction17b 18)."""
-        return "Cancel run…"
+        """ "Cancel run…" on a run of one branch; "Cancel the whole run…" on a run of several, from the count of its
+        branches (friction28b 14: seen from a side branch, "Cancel run…" read as maybe canceling only the branch in
+        view; friction26b 5 had made it one label, which left that question open). That it stops every branch
+        (friction22a B5), and which, the confirmation says (`confirm`). No count: every branch counted read as if
+        finished work would be undone (friction23a A2, 23b 14), and the open ones by kind crowded the card's head
+        on a phone (friction17b 18)."""
+        return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"
 
     @property
     def confirm(self) -> str:

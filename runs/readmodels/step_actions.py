@@ -52,9 +52,9 @@ BRANCH_FROM_HERE = actions.section("branch")
 # the run page shows; the person needs none of it to act.
 # friction25a 1, 25b 1: the new branch named by its number, and no "this branch is kept" beside a warning that it
 # is marked Replaced: what happens to the existing branches is the warning's (branch_warning), said once.
-BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or changed inputs."
+BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or {changed} inputs."
 # Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it).
-BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with changed inputs."
+BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with {changed} inputs."
 # At a refusal, what branching is for there, before the same words.
 PAST_REFUSAL = "Another way past the refusal:"
 HOW_BRANCHING = "How branching works"
@@ -65,8 +65,8 @@ SAME_CONTEXT = (
     "step again, and its answer starts the branch."
 )
 EDITED_CONTEXT = (
-    "Redo with changed inputs: nothing is recorded until you confirm a preview of the change; then this page "
-    "gives the message that sets an agent going on the new branch."
+    "{redo}: nothing is recorded until you confirm a preview of the change; then this page gives the message that "
+    "sets an agent going on the new branch."
 )
 ONLY_EDITED = "This branch is still at this step: going on with the same inputs is resuming it, not branching."
 # A branch left behind's step: "Resume here"'s line (friction17b 12: subject first, short), its outcome set apart
@@ -86,6 +86,13 @@ IF_STOPPED = "only if the agent stopped"
 RESEND = "Paste this message into the agent's chat, or a new one: it gets the step again and resends it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
 IF_STOPPED_RESEND = "Only if the agent stopped: paste this message into its chat, or a new one: it gets the step again."
+# friction28a 12: a refused step the agent is to resend says "nothing for you to do now" (its refusal): the
+# actions after it read as the exception under this one line, in that state only (`rather_not_wait`).
+RATHER_NOT_WAIT = "If you'd rather not wait:"
+# friction28b 16: a panel that stacked three consequence sentences before its button leads with the action; a
+# consequence about the other section (a redo's, which its own warning says in full beside its last button) is
+# under this quiet fold (`what_happens`). What the person must see before resuming stays in sight (`then`).
+WHAT_HAPPENS = "What happens"
 # A canceled run's step: its head's one line, where the sections would be.
 CANCELED = "nothing can resume or branch from a canceled run"
 
@@ -128,6 +135,12 @@ class StepActions:
     # The message is for a new chat, as `then` says (a branch left behind while another branch's agent works):
     # no line naming the chat that started the run under its button (friction27a 2).
     new_chat: bool = False
+    # What a redo below would do instead of resuming, under the quiet "What happens" fold (friction28b 16).
+    what_happens: tuple[str, ...] = ()
+    # The step's inputs, each (key, its value as the form's row shows it, cut short), the keys a branch cannot
+    # change aside (fork_form.ForkForm.inputs): a small key/value list, not "key=value" text (friction28a 10);
+    # empty, "none", and the redo adds inputs rather than change them (friction28b 13).
+    inputs: tuple[tuple[str, str], ...] = ()
 
     @property
     def shown(self) -> bool:
@@ -142,6 +155,18 @@ class StepActions:
     refused: bool = False
     # A branch started by hand: its hand-over's to-dos, in order (handover_steps; friction25a 5).
     handover: tuple[str, ...] = ()
+
+    @property
+    def redo_title(self) -> str:
+        """ "Branch from here"'s form's name: "Redo with changed inputs", or "Redo with new inputs" for a step with
+        none, where there is nothing to change (friction28b 13)."""
+        return actions.redo_title(bool(self.inputs))
+
+    @property
+    def rather_not_wait(self) -> str:
+        """The line above the actions on a refused step the agent is to resend (its move: the card folded), whose
+        refusal says there is nothing to do now (friction28a 12); "" in every other state."""
+        return RATHER_NOT_WAIT if self.refused and self.folded else ""
 
     @property
     def title(self) -> str:
@@ -161,9 +186,17 @@ class StepActions:
 NONE = StepActions()
 
 
-def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry], at_work: bool) -> StepActions:
+def of_step(
+    node: NodeDetail,
+    step: StepState,
+    went_on: list[BranchOutcomeEntry],
+    at_work: bool,
+    inputs: tuple[tuple[str, str], ...] = (),
+) -> StepActions:
     """The two sections' content for this step: `went_on` the branches that went on past it (step_state),
-    `at_work` whether the agent works on it now (its move, or it waits in its chat for the person)."""
+    `at_work` whether the agent works on it now (its move, or it waits in its chat for the person), `inputs` the
+    step's inputs as the fork form lists them (fork_form.ForkForm.inputs; the keys a branch cannot change are the
+    execution layer's, above this one)."""
     if node.run.status == "canceled":
         return StepActions(now_at=CANCELED)
     if node.is_complete:
@@ -171,16 +204,21 @@ def of_step(node: NodeDetail, step: StepState, went_on: list[BranchOutcomeEntry]
     # friction24a 7, 24b 14: one lead line, its outcome, the same on every page; at a refusal, why it is offered.
     same = node.blocked is None and bool(node.branches)  # the message way is offered (_of_step: fork_message)
     # The new branch's number: the next after the run's branches (branches are numbered in the order they start).
-    lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(new=f" (branch {node.run.branch_count + 1})")
+    changed = "changed" if inputs else "new"  # nothing to change in a step without inputs (friction28b 13)
+    redo = actions.redo_title(bool(inputs))
+    lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(
+        new=f" (branch {node.run.branch_count + 1})", changed=changed
+    )
     branch_lead = f"{PAST_REFUSAL} {lead[:1].lower()}{lead[1:]}" if node.blocked is not None else lead
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
-    actions = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
-    if not actions.shown:
-        return actions
-    how = (INPUTS_ARE, SAME_CONTEXT if same else ONLY_EDITED, EDITED_CONTEXT)
+    found = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
+    if not found.shown:
+        return found
+    how = (INPUTS_ARE, SAME_CONTEXT if same else ONLY_EDITED, EDITED_CONTEXT.format(redo=redo))
     return replace(
-        actions,
+        found,
+        inputs=inputs,
         branch_warning=branch_warning(node, step, at_work, elsewhere),
         message_warning=branch_warning(node, step, at_work, elsewhere, by_hand=False),
         branch_how=how,
@@ -258,11 +296,13 @@ def _of_step(
         # The lead says what resuming does; with an agent at work elsewhere, which chat takes the message.
         beside = [o.number for o in elsewhere]
         then = attention.resuming_left_behind(beside, "this step") if elsewhere else ()
+        instead: tuple[str, ...] = ()
         if beside:
-            # friction26a 3, 26b 1: why a redo below differs, in one short line (branch_warning says it in full).
+            # friction26a 3, 26b 1: why a redo below differs, in one short line (branch_warning says it in full);
+            # friction28b 16: under "What happens", not a third sentence before the button.
             names = listing.joined([str(n) for n in beside])
             named = f"{'branches' if len(beside) > 1 else 'branch'} {names}"
-            then = (*then, REDO_INSTEAD.format(new=node.run.branch_count + 1, names=named))
+            instead = (REDO_INSTEAD.format(new=node.run.branch_count + 1, names=named),)
         number = step.waiting_on.number if step.waiting_on is not None else 1
         return StepActions(
             resume="resume",
@@ -271,6 +311,7 @@ def _of_step(
             branch_lead=branch_lead,
             weight=states.weight("nobody"),
             then=then,
+            what_happens=instead,
             new_chat=bool(beside),
         )
     lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."

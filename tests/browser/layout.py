@@ -170,7 +170,8 @@ def visit(page: Any, url: str, name: str) -> None:
 # (friction13 item 9, after friction12 item 9's one style): solid for a panel's single primary action, the quiet
 # outline (copy-quiet) for one repeated on each row of a list. Both levels share one size and shape, each level
 # one paint, and the copy buttons of one list (a table, a list, a definition list) are all alike, quiet. A Share
-# beside its copy button (copy.js) is an icon, narrower than words need: its sides are left out of the size.
+# beside its copy button (copy.js) is an icon, narrower than words need: its sides are left out of the size. A
+# button that is off is painted as every button that is off (friction28b 9): left out of the paints.
 COPY_LOOK_SCRIPT = """
 () => {
   const buttons = [...new Set([...document.querySelectorAll(
@@ -199,7 +200,7 @@ COPY_LOOK_SCRIPT = """
     unclassed: unclassed.map((b) => b.textContent.trim()),
     shapes: [...new Set(shown.filter((b) => !b.classList.contains("share-button")).map(shape))],
     icon_shapes: [...new Set(shown.filter((b) => b.classList.contains("share-button")).map(shape))],
-    paints: [...new Set(shown.map(paint))],
+    paints: [...new Set(shown.filter((b) => !b.disabled).map(paint))],  // one that is off has every button's off look
     loud_in_lists: loud.map((b) => b.textContent.trim()),
   };
 }

@@ -200,7 +200,9 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
-    expect(panel.locator(".next-move")).to_contain_text("It hears only its chat: copy a reply below and paste it")
+    expect(panel.locator(".next-move")).to_contain_text(
+        "The dashboard cannot talk to it: you confirm by pasting a reply below"
+    )
     # The two replies under it (friction15), the confirmation leading.
     expect(panel.locator(".replies .copy-button")).to_have_text(
         ["Copy “Confirmed” reply", "Copy “Not yet: change…” reply"]
@@ -533,7 +535,8 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run…")  # one label (friction26b 5)
+        # friction28b 14: "the whole run", not only the branch in view.
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run…")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "This cannot be undone: every branch of the run stops"
         )

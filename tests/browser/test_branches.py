@@ -58,7 +58,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(callout.locator(".badge")).to_have_text("Done")
     # Branch 1 finished: canceling stops the one open branch, but it ends the whole run, and the button says so
     # (friction22a B5).
-    expect(page.locator(".confirm summary")).to_have_text("Cancel run…")  # one label (friction26b 5)
+    expect(page.locator(".confirm summary")).to_have_text("Cancel the whole run…")  # friction28b 14
     expect(page.locator(".confirm-body")).to_contain_text("every branch of the run stops")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
     # A footnote after this branch's answer, linking branch 1.

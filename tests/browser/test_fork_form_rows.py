@@ -69,6 +69,17 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(preview).to_be_disabled()
     expect(page.locator("#fork-needs-why.reply-needs-text")).to_have_text("Say why to enable the preview.")
     expect(page.locator("#fork-needs-why")).to_be_visible()
+    # Off, it has the one look of a button that is off, the "Not yet" reply's and Import's (friction28b 9): grey
+    # with muted words, not a faded blue.
+    look = "b => { const s = getComputedStyle(b); return [s.backgroundColor, s.color, s.borderTopStyle, s.opacity]; }"
+    surface, muted = page.evaluate(
+        "() => ['--surface-2', '--muted'].map(v => getComputedStyle(document.documentElement).getPropertyValue(v))"
+    )
+    probe = (
+        "c => { const d = document.createElement('i'); d.style.color = c; document.body.append(d);"
+        " const v = getComputedStyle(d).color; d.remove(); return v; }"
+    )
+    assert preview.evaluate(look) == [page.evaluate(probe, surface), page.evaluate(probe, muted), "solid", "1"]
     page.locator("#fork-reason").fill("   ")
     expect(preview).to_be_disabled()
     page.locator("#fork-reason").fill("A reason.")

@@ -73,7 +73,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             "Branch 2 becomes the run's line of work. Branch 1, where an agent works now, is kept in the history "
             "and marked Replaced: tell its agent, in its chat, to stop."
         )
-        expect(page.locator("#branch-inputs")).to_contain_text("service=billing")
+        expect(page.locator("#branch-inputs dt").first).to_have_text("service")
+        expect(page.locator("#branch-inputs dd").first).to_have_text("billing")
         expect(edited).to_have_attribute("aria-expanded", "false")
         page.locator("#fork-details > summary").click()
         expect(edited).to_have_attribute("aria-expanded", "true")

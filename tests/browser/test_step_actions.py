@@ -39,7 +39,10 @@ def assert_sections(page, resume_line: str, first: str = "Resume here", *, folde
     assert resume is not None and branch is not None and resume["y"] < branch["y"]
     expect(page.locator("#resume-here")).to_contain_text(resume_line)
     # Branching with edited context is always the second section's, never the first's, named by its outcome.
-    expect(page.locator("#branch-here #fork-details > summary")).to_have_text("Redo with changed inputs")
+    # "new" where the step has no inputs to change (friction28b 13).
+    expect(page.locator("#branch-here #fork-details > summary")).to_have_text(
+        re.compile(r"^Redo with (changed|new) inputs$")
+    )
     expect(page.locator("#resume-here #fork-details")).to_have_count(0)
     # No rule of which branch the run page shows, anywhere on a step page (friction24a 8).
     expect(page.get_by_text(re.compile("moved last"))).to_have_count(0)
@@ -138,7 +141,9 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(branch.locator("#branch-what")).to_have_text(
         "Redo this step as a new branch (branch 2), with the same or changed inputs."
     )
-    expect(branch.locator("#branch-inputs")).to_have_text("Inputs now: target=staging")
+    # The inputs as a small key/value list, not "key=value" text (friction28a 10).
+    expect(branch.locator("#branch-inputs dt")).to_have_text(["target"])
+    expect(branch.locator("#branch-inputs dd")).to_have_text(["staging"])
     expect(branch.locator("#branch-how > summary")).to_have_text("How branching works")
     expect(branch.locator("#branch-how p").first).to_be_hidden()
     # The section is short: its visible words, closed, under a third of what they were (friction24a 7).
@@ -182,6 +187,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert refusal and resume and prompt and refusal["y"] < resume["y"] < prompt["y"]
+    # Its refusal says there is nothing to do now: one line over the actions makes them the exception (friction28a
+    # 12), between the refusal and "Resume here".
+    lead = sized_page.locator("#rather-not-wait")
+    expect(lead).to_have_text("If you'd rather not wait:")
+    lead_box = lead.bounding_box()
+    assert lead_box and refusal["y"] + refusal["height"] <= lead_box["y"] < resume["y"]
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
@@ -198,9 +209,10 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     # Each section's line says its outcome, so the two are told apart (friction24b 14).
     assert_sections(sized_page, "No agent works on this branch. Resuming continues branch 1 from this step, as it was.")
-    # Going on as it was is resuming here: branching is with changed inputs.
+    # Going on as it was is resuming here: branching is with other inputs; the step has none, so "new" ones
+    # (friction28b 13).
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Redo this step as a new branch (branch 3), with changed inputs."
+        "Redo this step as a new branch (branch 3), with new inputs."
     )
     # The agent works on another branch, which a branch started here replaces: said in the same sentence as on
     # every step (friction26a 3, 26b 1: one cause, one effect), inside the opened way.
@@ -215,9 +227,18 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert what.inner_text().splitlines() == [
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
-        "A redo below would start branch 3 instead, and mark branch 2 Replaced.",
     ]
     quiet_message(sized_page)
+    # What a redo below would do instead: under a quiet "What happens" fold after the button, closed (friction28b
+    # 16: three consequence sentences before the button); small and grey, not the bold of an action's fold.
+    happens = sized_page.locator("#resume-what-happens")
+    expect(happens.locator("> summary")).to_have_text("What happens")
+    expect(happens.locator("p")).to_be_hidden()
+    happens.locator("> summary").click()
+    expect(happens.locator("p")).to_have_text("A redo below would start branch 3 instead, and mark branch 2 Replaced.")
+    weight = "e => getComputedStyle(e).fontWeight"
+    assert int(happens.locator("> summary").evaluate(weight)) < 600
+    assert int(sized_page.locator("#fork-details > summary").evaluate(weight)) >= 600
     console_log.assert_clean()
 
 
@@ -284,6 +305,8 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     expect(sized_page.get_by_text("Planned it: two modules, one migration.")).to_have_count(1)
     expect(sized_page.locator("#recap-title")).to_have_count(0)
     expect(sized_page.locator("#branch-inputs")).to_have_text("Inputs now: none")
+    # Nothing to change there: the form adds inputs (friction28b 13).
+    expect(sized_page.locator("#fork-details > summary")).to_have_text("Redo with new inputs")
     console_log.assert_clean()
 
 
@@ -299,6 +322,9 @@ def test_a_step_with_no_possible_action_shows_neither_section(sized_page, consol
     expect(sized_page.locator(".page-head #now-at")).to_have_count(0)
     facts, box = sized_page.locator("#node-facts").bounding_box(), note.bounding_box()
     assert facts and box and box["y"] >= facts["y"] + facts["height"], (facts, box)
+    # The gap above it is a card's, as under the facts on every other page: it never touches them (friction28a 6).
+    card_gap = sized_page.locator("main section.card").first.evaluate("e => parseFloat(getComputedStyle(e).marginTop)")
+    assert box["y"] - (facts["y"] + facts["height"]) >= card_gap - 1, (facts, box, card_gap)
     assert note.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
     assert separator_orphans(sized_page) == []
     expect(sized_page.locator("#recorded-title + ol .empty")).to_contain_text("Not answered: the run was canceled at ")

@@ -80,10 +80,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert f'id="branch-story">Branch 1 finished; {WENT_BACK}.</p>' in session
     assert 'id="shown-branch"' not in session
     assert "the newest, where the agent works" not in session
-    # Canceling stops the open branch only (branch 1 finished), but it ends the whole run: one label on every run
-    # (friction26b 5), its confirmation saying every branch stops (friction22a B5).
+    # Canceling stops the open branch only (branch 1 finished), but it ends the whole run: the label says so on a
+    # run of several branches (friction28b 14), its confirmation saying every branch stops (friction22a B5).
     button = session.split('id="cancel-button">')[1].split("</summary>")[0]
-    assert button == "Cancel run…" and "every branch of the run stops" in session
+    assert button == "Cancel the whole run…" and "every branch of the run stops" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     # Another branch shown: one banner says which, in its state's word, and leads to where the agent works, named
@@ -138,7 +138,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         card = html.split('class="runs-nav"')[1].split("</nav>")[0]
         assert 'class="badge ' not in card, url
         assert 'class="badge ' not in html.split('class="blocked-panel"')[1].split("</section>")[0], url
-        assert '<details class="blocked-more"' not in html, url
+        assert '<details class="blocked-more' not in html, url
         more = html.split('id="run-details"')[1].split("</details>")[0]
         # The fold is named by what it holds (friction25b 9), not a bare "Details".
         title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
@@ -204,7 +204,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     named = ">Details: the refused answer, codes, the call</summary>"
     assert refusal.count(named) == 1 and 'class="wrap resend-call"' in refusal
     box = refusal.split("</section>")[0]
-    fold = box.split('<details class="blocked-more"')[1]
+    fold = box.split('<details class="blocked-more fold-quiet"')[1]
     assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"')
     assert fold.index(">The refused answer</h4>") < fold.index("refused-answer-") < fold.index(">For developers</h4>")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal

@@ -256,7 +256,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     assert any("Summarize the Review · step 8 of 8: Agent's move · Working (branch 1) · " in name for name in names)
     # Canceling stops every open branch, not only the one shown: the button says it covers the whole run, no
     # count (friction22a B5, 23a A2); its confirmation names them as the cards say them (friction17b 18).
-    assert "Cancel run…</summary>" in html and "Cancel the whole run" not in html  # one label (friction26b 5)
+    # friction28b 14: on a run of several branches, "the whole run", from the count of its branches.
+    assert "Cancel the whole run…</summary>" in html and "Cancel run…" not in html
     assert "every branch of the run stops" in html
     assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 

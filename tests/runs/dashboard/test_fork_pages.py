@@ -73,15 +73,23 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
     # Kept keys and loop variables are internal: folded shut under their own summary (friction13 item 13), not a
     # second "For developers" drawer (one per page).
-    kept = between(page, '<details class="field for-developers fork-kept">', "</details>")
+    kept = between(page, '<details class="field fork-kept fold-quiet" id="fork-kept">', "</details>")
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
+    # An explanation's quiet fold, after the form's button, not before the editor (friction28a 11).
+    assert page.index('id="fork-preview-button"') < page.index('id="fork-kept"')
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
     assert "Redo with changed inputs</summary>" in page and "fork…" not in page
-    # The step's inputs in one line beside the section's lead, locked keys aside (friction24a 7).
-    assert 'id="branch-inputs">Inputs now: <code>service=billing · target=staging</code></p>' in page
+    # The step's inputs beside the section's lead, locked keys aside (friction24a 7), as a small key/value list,
+    # not "key=value" text (friction28a 10).
+    inputs = between(page, 'id="branch-inputs"', "</dl>")
+    assert (
+        '<div><dt class="mono">service</dt><dd>billing</dd></div><div><dt class="mono">target</dt><dd>staging</dd>'
+        in inputs
+    )
+    assert "=" not in re.sub(r"<[^>]+>", "", inputs.split(">", 1)[1]) and "ticketId" not in inputs
     assert 'name="csrfmiddlewaretoken"' in page
-    assert '<details class="redo-way" id="fork-details">' in page  # closed until used
+    assert '<details class="redo-way fold-action" id="fork-details">' in page  # closed until used
 
 
 def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, root):
@@ -150,7 +158,7 @@ def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root,
     assert 'id="fork-error"' in page and code in page
     error = between(page, 'id="fork-error"', "</div>")
     assert error.index("<strong>") < error.index(code)  # the message first, the code in small print
-    assert '<details class="redo-way" id="fork-details" open>' in page
+    assert '<details class="redo-way fold-action" id="fork-details" open>' in page
     assert 'id="recap-title"' in page  # the node page, not the error page
     assert html.escape(form["context"]) in page
     assert forks() == 0

@@ -84,7 +84,7 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     html = page(client, f"/nodes/{forked.public_id}/")
     # A step the run went on from: "Branch from here", its two ways each folded.
     card = between(html, 'id="branch-title"', "</section>")
-    said, api = card.split('<details class="raw-token">', 1)
+    said, api = card.split('<details class="raw-token fold-quiet">', 1)
     said = said.replace(between(said, 'id="node-message"', "</pre>"), "")  # the message itself names tokens
     assert said.startswith('id="branch-title">Branch from here</h2>')
     # The two ways told apart by their outcome (friction15, friction24a 7), what each does in the one fold.

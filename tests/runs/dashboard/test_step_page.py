@@ -96,12 +96,14 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "Start a new branch from here" not in text and "Resume the agent" not in branch
     # friction24a 7, 24b 13: two ways named by their outcome; friction26a 13, 26b 8: disclosure rows in the fold
     # style, not buttons with carets that read as menus.
-    assert '<details class="resume-message redo-way" id="fork-message">' in branch
+    assert '<details class="resume-message redo-way fold-action" id="fork-message">' in branch
     assert '<summary aria-expanded="false">Redo with the same inputs</summary>' in branch
-    assert '<details class="redo-way" id="fork-details">' in branch and 'summary class="button"' not in branch
+    assert (
+        '<details class="redo-way fold-action" id="fork-details">' in branch and 'summary class="button"' not in branch
+    )
     # friction26b 7: what the new branch does to the one at work is said inside each opened way, beside its last
     # control, not as a standing box in the closed section.
-    ways = between(branch, '<details class="resume-message redo-way" id="fork-message">', 'id="branch-how"')
+    ways = between(branch, '<details class="resume-message redo-way fold-action" id="fork-message">', 'id="branch-how"')
     closed = branch.replace(ways, "")
     assert "marked Replaced" not in closed and "notice warn" not in closed
     # Each way's outcome as it is: the message's branch starts when an agent answers again (a rewind: the branch
@@ -114,7 +116,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
     assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or changed inputs.</p>' in branch
-    assert 'id="branch-inputs">Inputs now: <code>' in branch
+    assert 'id="branch-inputs"><span id="branch-inputs-title">Inputs now:</span><dl class="inputs-list"' in branch
     # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
     # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
     how = branch.split('id="branch-how">')[1].split("</details>")[0]
@@ -222,7 +224,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # collapsed to that one fold, under the page's status, before the prompt; no floating line between cards.
     assert '<section class="card step-actions step-actions-folded"' in text and "step-actions-line" not in text
     assert text.index('id="resume-here"') < text.index('id="prompt-card"')
-    assert '<details class="redo-way" id="fork-details">' in branch  # the form, folded until used
+    assert '<details class="redo-way fold-action" id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
@@ -240,10 +242,15 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
-        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat."
-        # friction26a 3, 26b 1: why a redo differs, beside resuming's outcome.
-        "<br>A redo below would start branch 3 instead, and mark branch 2 Replaced.</p>" in resume
+        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>" in resume
     )
+    # friction26a 3, 26b 1: why a redo differs; friction28b 16: under a quiet "What happens" fold at the card's
+    # end, after the button, not a third sentence before it.
+    happens = between(resume, 'id="resume-what-happens"', "</details>")
+    assert "fold-quiet" in resume.split('id="resume-what-happens"')[0].rsplit("<details", 1)[1]
+    assert "<summary>What happens</summary>" in happens
+    assert "A redo below would start branch 3 instead, and mark branch 2 Replaced." in happens
+    assert resume.index("copy-button") < resume.index('id="resume-what-happens"')
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
     # friction27a 2: for a new chat, as its line says: the chat that started the run is not named under it.
@@ -338,6 +345,12 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
         assert ("step-actions-folded" in text) == (state in ("running", "refused")), state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
+        # friction28a 12: only where the refusal says there is nothing to do now, one line leads the actions, right
+        # above the folded "Resume here".
+        lead = '<p class="muted small rather-not-wait" id="rather-not-wait">If you&#x27;d rather not wait:</p>'
+        assert (lead in text) == (state == "refused"), state
+        if state == "refused":
+            assert text.index('id="node-refusal"') < text.index(lead) < text.index('id="resume-here"')
     for run_page in (f"/runs/{rewound.run_id}/", f"/runs/{rewound.run_id}/?tip={left.public_id}"):
         text = page(client, run_page)
         assert "Want it back?" not in text and "Agent stopped?" not in text, run_page
@@ -357,3 +370,23 @@ def test_an_empty_answer_names_it_the_agents_and_why_it_is_not_sent(client, serv
         "Agent's answer: not sent yet; it waits for your confirmation."
     )
     assert empty(f"/nodes/{node_id_of(stalled.answer)}/") == "Agent's answer: not sent yet."
+
+
+def test_folds_come_in_two_weights_the_actions_bold_the_explanations_quiet_and_last(client, service_catalog):
+    """friction28a 11, 28b 16: many folds of equal weight; an action's fold (a redo) is bold, an explanation's or a
+    developer's ("For developers", "How branching works", "Why", "What happens") small and grey, each from one
+    class per kind, and the quiet ones come after the actions of their section."""
+    review = forked_review()
+    branch = (
+        page(client, f"/nodes/{node_id_of(review.answers[2])}/").split('id="branch-here"')[1].split("</section>")[0]
+    )
+    folds = re.findall(r'<details class="([^"]+)" id="([\w-]+)"', branch)
+    weights = {name: ("fold-action" in c) - ("fold-quiet" in c) for c, name in folds}
+    assert weights["fork-message"] == weights["fork-details"] == 1 and weights["branch-how"] == -1
+    assert 'class="raw-token fold-quiet"><summary>For developers</summary>' in branch
+    # The explanation of how branching works comes after both ways.
+    assert branch.index('id="fork-details"') < branch.index('id="branch-how"')
+    waiting = made.waiting_for_user(service_catalog["extra"])
+    reply = sections(page(client, f"/nodes/{node_id_of(waiting.answer)}/"))["resume-here"]
+    assert '<details class="panel-more fold-quiet" id="resume-why"><summary>Why</summary>' in reply
+    assert reply.index("copy-button") < reply.index('id="resume-why"')

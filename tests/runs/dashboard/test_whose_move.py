@@ -266,7 +266,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert token_of(message) == int(stuck.node_id) and "Record the Changed Files" in message
     # The raw call stays, folded, for people who drive the API: in the run's one "For developers" fold, beside
     # its ids, not in a second fold of the panel right above it.
-    assert 'class="blocked-more"' not in panel
+    assert 'class="blocked-more' not in panel
     fold = text.split('id="run-details"')[1].split("</details>")[0]
     assert 'id="resend-call-1"' in fold and f'id="run-id-{stuck.run_id}"' in fold
     card = text.split('id="run-title"')[1].split('id="run-facts"')
@@ -380,7 +380,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     [message] = copied(text)
     assert token_of(message) == child.public_id
     # The raw call stays behind a disclosure, for people who drive the API.
-    assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
+    assert '<details class="raw-call fold-quiet">' in handover and 'id="agent-call"' in handover
     assert "Give it the message below to go on." in text
     # Its branch, which no agent has taken up yet, waits at this step: paused, the person's move; the branch
     # it set aside is nobody's.

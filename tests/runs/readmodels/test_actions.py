@@ -49,8 +49,6 @@ OLD_NAMES = (
     # friction26a 3, 26b 1: a second wording of the redo's effect on a branch left behind's step.
     "The new branch replaces",
     "stays in the history",
-    # friction26b 5: a second label for "Cancel run…".
-    "Cancel the whole run",
 )
 # The actions a person offers from a page: their phrases come from the table only (the `action` filters).
 OFFERED: tuple[actions.ActionName, ...] = ("resume", "fork", "branch")
@@ -106,7 +104,7 @@ def test_templates_take_the_offered_actions_from_the_table_and_no_old_name_is_le
             assert old not in text, f"{name} still says {old!r}"
     # Each place that offers an action reads it from the table.
     assert '"fork"|action' in written["node.html"]
-    assert '"branch"|action' in written["_fork.html"]
+    assert "step_actions.redo_title" in written["_fork.html"]  # actions.redo_title: "branch"'s, or new inputs
     # friction26a 7: the run card's line for a branch left behind offers no "Resume here →" (a second agent by
     # one click); the branch's own panel and step page do.
     assert "Resume here" not in written["_attention.html"] and '"resume"|section' not in written["_attention.html"]

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from runs.dashboard import fork_form
 from runs.models import Node
 from runs.readmodels import attention, run_view, step_actions, step_state
 from tests.support import attention_sessions as made
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.django_db
 def actions_at(node_id: str, *, at_work: bool = False) -> step_actions.StepActions:
     node = run_view.node_detail(node_id)
     step = step_state.of_node(node)
-    return step_actions.of_step(node, step, step_state.went_on(node, step), at_work)
+    # The step's inputs as its page lists them (the fork form's: the keys a branch cannot change left out).
+    inputs = fork_form.blank(node).inputs
+    return step_actions.of_step(node, step, step_state.went_on(node, step), at_work, inputs)
 
 
 def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_it_works(service_catalog):
@@ -42,7 +45,9 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         "and marked Replaced: tell its agent, in its chat, to stop."
     )
     # The mechanics under one fold: what inputs are, and why only changed inputs make a branch here.
-    assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, step_actions.EDITED_CONTEXT)
+    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with changed inputs")
+    assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, edited)
+    assert working.inputs and working.redo_title == "Redo with changed inputs"
     assert not any("moved last" in line for line in (working.branch_lead, *working.branch_how, *working.then))
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
@@ -61,7 +66,8 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     # The message way is offered here: the lead names both, the fold says when each records the branch.
     # The new branch named by its number, the next after the run's two (friction25a 1, 25b 1).
     assert first.branch_lead == "Redo this step as a new branch (branch 3), with the same or changed inputs."
-    assert first.branch_how == (step_actions.INPUTS_ARE, step_actions.SAME_CONTEXT, step_actions.EDITED_CONTEXT)
+    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with changed inputs")
+    assert first.branch_how == (step_actions.INPUTS_ARE, step_actions.SAME_CONTEXT, edited)
     later = actions_at(node_id_of(review.answers[3]))
     assert not later.resume_shown and later.now_at == "branch 1 went on to its end"
     assert later.latest == review.done_tip
@@ -79,6 +85,11 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     assert blocked.branch_lead == (
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
+    # Its refusal says there is nothing to do now: one line leads the actions as the exception (friction28a 12), in
+    # that state only: not once the agent stopped (the move is the person's), nor on a step the agent works on.
+    assert blocked.rather_not_wait == "If you'd rather not wait:"
+    assert replace(blocked, folded=False, weight="primary").rather_not_wait == ""
+    assert actions_at(forked_review().open_tip, at_work=True).rather_not_wait == ""
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
@@ -87,7 +98,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The same help as the run page's waiting panel (friction22b A9): the replies and "Why", no message besides.
     assert confirm.resume == "confirm" and not confirm.message
     assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
-    assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
+    assert confirm.lead.endswith("The dashboard cannot talk to it: you confirm by pasting a reply below into its chat.")
     # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
     # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
     assert confirm.title == "Your confirmation" and confirm.leads_page
@@ -96,6 +107,12 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
+    # A step without inputs: "Inputs now: none", and nothing to change, so the form adds them: "Redo with new
+    # inputs", in its name, the lead and the fold alike (friction28b 13); with inputs, "changed".
+    assert confirm.inputs == () and confirm.redo_title == "Redo with new inputs"
+    assert confirm.branch_lead == "Redo this step as a new branch (branch 2), with new inputs."
+    assert confirm.branch_how[2].startswith("Redo with new inputs: nothing is recorded until")
+    assert replace(confirm, inputs=(("target", "staging"),)).redo_title == "Redo with changed inputs"
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
     # A branch started by hand replaces it (friction24b 1): said before, as the run page says it after.
     assert (
@@ -138,10 +155,10 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # which branch the run page shows (friction24a 8).
     # friction25a 2: its effect on the live branch, beside branching's ("The new branch replaces branch 2").
     # friction26a 3, 26b 1: and why a redo differs, in one line; the redo's panel says the same rule in full.
-    assert taken_up.then == (
-        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
-        "A redo below would start branch 3 instead, and mark branch 2 Replaced.",
-    )
+    assert taken_up.then == ("Branch 2 goes on too: two agents at work. Paste the message into a new chat.",)
+    # friction28b 16: what a redo below would do instead is not a third sentence before the button: it is under
+    # the card's quiet "What happens" fold.
+    assert taken_up.what_happens == ("A redo below would start branch 3 instead, and mark branch 2 Replaced.",)
     assert taken_up.branch_warning == (
         "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history and "
         "marked Replaced: tell its agent, in its chat, to stop."
