@@ -10,7 +10,7 @@ import pytest
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
 from runs.models import Checkpoint
 from runs.readmodels import graph_story
-from runs.readmodels.graph_page import GraphPage, Upcoming, branch_sections, graph_page, tip_states
+from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support import attention_sessions
 from tests.support.looped_run import looped_and_forked
@@ -264,11 +264,3 @@ def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):
     assert laid_out.stepper
     [rest] = laid_out.upcoming or []
     assert (rest.words, rest.never, rest.state_words) == ("step 3 of 3", True, "Never reached: the run was canceled")
-
-
-@pytest.mark.parametrize(("steps", "columns"), [(2, 2), (4, 4), (5, 3), (8, 4), (10, 5), (14, 5)])
-def test_a_stepper_of_many_steps_takes_two_desktop_lines(steps, columns):
-    # friction25a 6: eight steps wrapped onto three lines, a separator at each line end; the rows now hold
-    # all of up to four steps, else half of them (up to five), so the page knows where each row ends.
-    laid_out = GraphPage("", [], [], stepper=True, upcoming=[Upcoming(f"step {n}", "Step") for n in range(steps)])
-    assert laid_out.stepper_columns == columns
