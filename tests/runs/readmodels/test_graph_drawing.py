@@ -537,7 +537,8 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     assert x4 + w4 // 2 < cx - r and cx + r < x4 + w4 and y4 < cy - r and cy + r < y4 + h4 // 2  # top right, inside
     assert 'role="img" aria-label="redone after branching"' in card(svg, "4") and ">↺</text>" in card(svg, "4")
     # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) centred on its card's bottom
-    # edge, right of the middle where the edge to the next card leaves.
+    # edge, left of the middle where the edge to the next card leaves (right of it, it sat on a fork's line:
+    # friction28a 5).
     marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
     assert [href for href, _ in marks] == ["/nodes/8/", "/nodes/9/"]
     x, y, w, h = (
@@ -549,7 +550,7 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     for _, body in marks:
         assert "<rect" not in body and "checkpoint</text>" not in body
         top_x, top_y = (int(v) for v in re.search(r'<path class="checkpoint-flag" d="M(\d+) (\d+)', body).groups())
-        assert x + w // 2 < top_x < x + w and top_y + graph_drawing.CHECKPOINT_R == y + h
+        assert x < top_x < x + w // 2 and top_y + graph_drawing.CHECKPOINT_R == y + h
     # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
     entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
     assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
