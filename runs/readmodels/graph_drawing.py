@@ -44,8 +44,8 @@ CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
-# The locator alone on that line (StepPlace.short): its digits, slashes and dots are narrower than letters, so
-# "step 2 · round 2/3 · part 2" fits whole (tests/browser/test_graph.py measures it).
+# The locator alone on that line (StepPlace.short): "step 2 of 3 · round 2 of 3" fits whole, a longer one drops its
+# trailing parts (tests/browser/test_graph.py measures it).
 LOCATOR_CHARS = 27
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
@@ -120,10 +120,9 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
-    """A card's step line: the one locator in its short form (StepPlace.short: "step 2 · round 2/3 · part 2",
-    "step 1/3"), the same order and words as the long form of the lists and the run card, the totals cut to fit
-    the card (LOCATOR_CHARS); the tooltip says the place whole (friction26b 4, 26a 11: the cards' "round 1 of 3 ·
-    part 1" beside the list's "step 2 of 3 · round 1 of 3 · part 1 of 2" read as two counting systems)."""
+    """A card's step line: the one locator of the lists and the run card, its trailing parts dropped where the card
+    is too narrow for it (StepPlace.short, LOCATOR_CHARS: "step 2 of 3 · round 2 of 3"); the tooltip says the place
+    whole (friction26b 4, 28a 3: the cards' "round 1/3 · part 1" beside the list's words read as two systems)."""
     if counted or node.place is None:
         return step_words(node, counted=counted)
     return node.place.short(LOCATOR_CHARS)
