@@ -147,12 +147,12 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     ink = page.evaluate("() => getComputedStyle(document.body).color")
     assert mark.locator("path").evaluate("e => getComputedStyle(e).fill") == ink
     # On the bottom edge of the card of the step it was saved during ("Record what the slice showed", round 1),
-    # right of the middle where the line to the next card leaves.
+    # left of the middle where the line to the next card leaves (right of it, it sat on the fork's line: 28a 5).
     host = graph.locator("a.graph-node", has=page.locator("text.ct", has_text="Record what the")).first
     expect(host.locator("text.ct")).to_have_text(["Record what the", "slice showed"])
     card, flag = host.locator("rect.card").bounding_box(), mark.bounding_box()
     assert card and flag
-    assert card["x"] + card["width"] / 2 < flag["x"] and flag["x"] + flag["width"] <= card["x"] + card["width"]
+    assert card["x"] <= flag["x"] and flag["x"] + flag["width"] < card["x"] + card["width"] / 2
     assert abs(flag["y"] + flag["height"] / 2 - (card["y"] + card["height"])) < 2
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
