@@ -58,7 +58,7 @@ class StepPlace(Shape):
     taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json). People read
-    # "step 3 of 7 · round 2 of 4 (part 2 of 2)" after the step's name (brief): never the outline's "3.2 of 7",
+    # "step 3 of 7 · round 2 of 4 · part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
     # read as a version number or a bug (friction24a 10, 24b 3).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
@@ -118,29 +118,25 @@ class StepPlace(Shape):
 
     @property
     def brief(self) -> str:
-        """The one locator in its long form, after the step's name on every view but a graph card (list rows,
-        headings, chips, branch lines, the run card, the timeline, the step's page): the loop's entry in the
-        outline, then in a loop its round and, when the loop's body holds several steps, its part in brackets:
-        "step 4 of 8 · area 1 of 2", "step 2 of 3 · round 2 of 3 (part 2 of 2)". `short` says the same for a
-        graph card (friction26b 4, 26a 11: three formats read as three counting systems). The loop's name waits
-        in `words`, its tooltip."""
-        said = " · ".join(w for w in (f"step {self.position} of {self.length}", self.round_words) if w)
-        return f"{said} ({self.part_words})" if self.part_words else said
+        """The one locator, after the step's name on every view (list rows, headings, chips, branch lines, the run
+        card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, then in a
+        loop its round and, when the loop's body holds several steps, its part: "step 4 of 8 · area 1 of 2",
+        "step 2 of 3 · round 2 of 3 · part 2 of 2". One notation everywhere, "of" in each part (friction28a 3,
+        28b 6: "round 1/3 · part 1" on cards and "(part 1 of 2)" in lists read as different things). The loop's
+        name waits in `words`, its tooltip."""
+        return " · ".join(w for w in self._parts_said() if w)
+
+    def _parts_said(self) -> tuple[str, ...]:
+        return (f"step {self.position} of {self.length}", self.round_words, self.part_words)
 
     def short(self, limit: int = 0) -> str:
-        """The same locator for a graph card, in the same order with the totals cut: "step 2 · round 2/3 · part
-        2", "step 2 · area 1/2"; off a loop the long form, short enough ("step 3 of 7"). When `limit` (characters)
-        is set and the whole does not fit, the step's entry drops first (the cards above name it), then the part."""
-        if self.round is None:
-            return self.brief
-        loop = f"{self.unit} {self.round}/{self._rounds}" if self._rounds else f"{self.unit} {self.round}"
-        part = f"part {self.inner}" if self.part_words else ""
-        tries = [
-            " · ".join(w for w in (f"step {self.position}", loop, part) if w),
-            " · ".join(w for w in (loop, part) if w),
-            loop,
-        ]
-        return next((w for w in tries if not limit or len(w) <= limit), loop)
+        """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits, else
+        with its trailing parts dropped, the part first, then the round, never another notation; the tooltip
+        says it whole."""
+        said = [w for w in self._parts_said() if w]
+        while len(said) > 1 and limit and len(" · ".join(said)) > limit:
+            said.pop()
+        return " · ".join(said)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
@@ -153,7 +149,7 @@ class StepPlace(Shape):
     @property
     def words(self) -> str:
         """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · round 2 of
-        3 (part 2 of 2) in “Verify each slice”" (tooltips, reports, the agent's message)."""
+        3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
         said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 

@@ -25,7 +25,7 @@ Kind = Literal["again", "by_hand", "checkpoint"]
 
 def step_named(node: GraphNode) -> str:
     """A card's step by its title, then its place in the one locator, as every row names a step
-    (step_places.named): "Verify slice 2 · step 2 of 3 · round 2 of 3 (part 1 of 2)"."""
+    (step_places.named): "Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2"."""
     title = node.title or node.step_id or "Step"
     return " · ".join(w for w in (title, graph_drawing.step_words(node)) if w)
 

@@ -18,7 +18,8 @@ ways to draw it:
   as a coloured card and a word on it: never colour alone), every graph hanging from one "Start" root (the
   same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
   look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
-  answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge (`CHECKPOINT_GLYPH`);
+  answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge, at its left corner
+  (`CHECKPOINT_GLYPH`); a skipped step's placeholder stands beside the line into its card, never on a line;
   which card the page shows and which is the newest, the dark outline and the branch states say already (no
   "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
   class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
@@ -43,8 +44,8 @@ CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
-# The locator alone on that line (StepPlace.short): its digits, slashes and dots are narrower than letters, so
-# "step 2 · round 2/3 · part 2" fits whole (tests/browser/test_graph.py measures it).
+# The locator alone on that line (StepPlace.short): "step 2 of 3 · round 2 of 3" fits whole, a longer one drops its
+# trailing parts (tests/browser/test_graph.py measures it).
 LOCATOR_CHARS = 27
 # What made a card when it was not a step taken, on the line under its title.
 VIA_WORDS = {"checkpoint": "checkpoint", "fork": "started by hand"}
@@ -119,10 +120,9 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
-    """A card's step line: the one locator in its short form (StepPlace.short: "step 2 · round 2/3 · part 2",
-    "step 1/3"), the same order and words as the long form of the lists and the run card, the totals cut to fit
-    the card (LOCATOR_CHARS); the tooltip says the place whole (friction26b 4, 26a 11: the cards' "round 1 of 3 ·
-    part 1" beside the list's "step 2 of 3 · round 1 of 3 · part 1 of 2" read as two counting systems)."""
+    """A card's step line: the one locator of the lists and the run card, its trailing parts dropped where the card
+    is too narrow for it (StepPlace.short, LOCATOR_CHARS: "step 2 of 3 · round 2 of 3"); the tooltip says the place
+    whole (friction26b 4, 28a 3: the cards' "round 1/3 · part 1" beside the list's words read as two systems)."""
     if counted or node.place is None:
         return step_words(node, counted=counted)
     return node.place.short(LOCATOR_CHARS)
@@ -514,7 +514,7 @@ class _Geometry:
 TAG_H, TAG_GAP = 17, 2
 SCREEN_TAG_WORDS = tuple(STATE_WORDS.values())
 TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
-# A checkpoint's diamond on its step's card's bottom edge, right of the edge leaving the card's middle: its half
+# A checkpoint's diamond on its step's card's bottom edge, left of the edge leaving the card's middle: its half
 # diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
 CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
 # A step redone after branching (friction22b A5: "↺ redone" as a pill under "Branch 2" read as a branch state
@@ -695,6 +695,8 @@ def _draw(
     roots = [node for node in graph.nodes if node.parent_id is None] if geo.tags_beside else []
     if roots:
         geo = replace(geo, lead=geo.lead + START_ROOM)
+    if geo.tags_beside:
+        cols = _room_for_skips(cols, {node.depth for node in graph.nodes if skipped(node.node_id)})
     offset_of = {column.first: column.offset for column in cols if not column.is_gap}
     on_path = _path(by_id, shown)
     corner: dict[str, tuple[int, int]] = {}
@@ -809,21 +811,41 @@ class Skipped:
 
 
 SKIPPED_H = 18
+# On screen the gap above a row whose card follows skipped steps is SKIP_ROOM taller: the lines turning across
+# keep to its upper half (the elbow's middle), the placeholder stands in its lower half right of the line into
+# its card, so no line crosses it (friction28a 5: a branch's elbow ran through "step 3 skipped").
+SKIP_ROOM = 26
+SKIP_CLEAR = 8  # from the line into the card to the placeholder's left side
+
+
+def _room_for_skips(cols: list[Column], depths: set[int]) -> list[Column]:
+    """`cols` with every column from a depth in `depths` on moved down by SKIP_ROOM more per such depth above."""
+    moved, extra = [], 0
+    for column in cols:
+        if not column.is_gap and column.first in depths:
+            extra += SKIP_ROOM
+        moved.append(replace(column, offset=column.offset + extra))
+    return moved
 
 
 def skipped_pill(geo: _Geometry, into: tuple[int, int], passed: tuple[Skipped, ...]) -> str:
-    """A small dashed placeholder on the line into the card at `into` (its top-left corner), in the gap above
-    it, for the steps passed over on the way (friction16b 6: the numbering jumped from step 2 to step 4 with
-    nothing drawn between): "step 3 skipped", or how many ("2 steps skipped")."""
+    """A small dashed placeholder beside the line into the card at `into` (its top-left corner), in the lower
+    half of the gap above it, for the steps passed over on the way (friction16b 6: the numbering jumped from step
+    2 to step 4 with nothing drawn between): "step 3 skipped", or how many ("2 steps skipped"). On paper, where
+    the gap has no room of its own, on the line."""
     said = passed[0].short if len(passed) == 1 else f"{len(passed)} steps passed over"
     width = round(7.4 * len(said)) + 16
     x, y = into
-    cx, top = x + geo.card_w // 2, y - (geo.step - geo.card_h) // 2 - SKIPPED_H // 2
+    if geo.tags_beside:
+        left, top = x + geo.card_w // 2 + SKIP_CLEAR, y - SKIPPED_H - SKIP_CLEAR // 2
+    else:
+        left, top = x + geo.card_w // 2 - width // 2, y - (geo.step - geo.card_h) // 2 - SKIPPED_H // 2
     tip = "; ".join(step.words for step in passed)
     return (
         f'<g class="skipped-step"><title>{escape(tip)}</title>'
-        f'<rect class="skipped-pill" x="{cx - width // 2}" y="{top}" width="{width}" height="{SKIPPED_H}" rx="8"/>'
-        f'<text class="skipped-text" x="{cx}" y="{top + 13}" text-anchor="middle">{escape(said)}</text></g>'
+        f'<rect class="skipped-pill" x="{left}" y="{top}" width="{width}" height="{SKIPPED_H}" rx="8"/>'
+        f'<text class="skipped-text" x="{left + width // 2}" y="{top + 13}" text-anchor="middle">{escape(said)}</text>'
+        "</g>"
     )
 
 
@@ -1006,11 +1028,12 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
-        # Each checkpoint saved during this step: a diamond on the card's bottom edge, from its right corner
-        # leftwards, a link of its own (its node's page: its notes, and resuming from it), outside the card's link.
+        # Each checkpoint saved during this step: a diamond on the card's bottom edge, from its left corner
+        # rightwards, a link of its own (its node's page: its notes, and resuming from it), outside the card's link.
+        # Left of the middle, where no line leaves: right of it, it sat on the fork's line (friction28a 5).
         marks_after = "".join(
             f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
-            + _diamond(x + card_w - 3 * CHECKPOINT_R - index * CHECKPOINT_STEP, y + card_h)
+            + _diamond(x + 3 * CHECKPOINT_R + index * CHECKPOINT_STEP, y + card_h)
             + "</a>"
             for index, page in enumerate(saved[:CHECKPOINT_MAX])
         )

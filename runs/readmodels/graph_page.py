@@ -107,9 +107,6 @@ class BranchSection:
         return self.rows[-1:] if self.listed_below else self.rows
 
 
-STEPPER_ROW = 4  # a stepper's steps on one desktop line before it takes two
-
-
 @dataclass(frozen=True, slots=True)
 class GraphPage:
     drawing: str  # SVG; graph_drawing escapes every text it holds ("" for a stepper)
@@ -137,14 +134,6 @@ class GraphPage:
         number (friction25b 11: a finished branch 1, nine rows long, came before the one the reader opened). In
         the document, not only on screen, so a screen reader and the tab key meet them as a reader sees them."""
         return sorted(self.sections, key=lambda section: not section.shown)
-
-    @property
-    def stepper_columns(self) -> int:
-        """How many steps a stepper's row holds at a desktop's width: all of up to four on one line, else half of
-        them (up to five), so that eight steps take two lines; every row then ends where the page says, with no
-        separator left dangling at its end (friction25a 6, 25b 16: eight steps wrapped onto three lines)."""
-        count = sum(len(section.rows) for section in self.sections) + len(self.upcoming or [])
-        return max(1, count) if count <= STEPPER_ROW else min(STEPPER_ROW + 1, -(-count // 2))
 
 
 @dataclass(frozen=True, slots=True)

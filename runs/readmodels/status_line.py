@@ -1,7 +1,7 @@
 """A run card's one status line: the state's chip, then one sentence of where the agent is, said once on the run
 page, the step's name first, as every row and heading names a step (step_places.named): "Approve the plan · step 2
 of 3 · waiting for your confirmation for 5 min"; "Record what the slice showed · step 2 of 3 · round 2 of
-3 (part 2 of 2) · branch 2 · agent working for 10 min";
+3 · part 2 of 2 · branch 2 · agent working for 10 min";
 "Build · step 2 of 4 · refused 3 min ago, the agent must resend it";
 "Finished 2 h ago · 5 steps answered" (friction16 9: the place first and the name in parentheses buried it).
 
@@ -92,7 +92,7 @@ def _step(place: StepPlace | None, title: str) -> str:
 
 def _parts(place: StepPlace | None, title: str, on_branch: str) -> tuple[str, str]:
     """The line's two parts before its state: the step's name as a sentence starts ("Its step" when neither it
-    nor its place is known), and its counters ("step 2 of 3 · round 2 of 3 (part 2 of 2) · branch 2"), which
+    nor its place is known), and its counters ("step 2 of 3 · round 2 of 3 · part 2 of 2 · branch 2"), which
     then lead `said`, capitalized when no name comes before them."""
     counters = " · ".join(w for w in (place.brief if place is not None else "", on_branch.removeprefix(" · ")) if w)
     named = title[:1].upper() + title[1:] if title else ("" if counters else "Its step")

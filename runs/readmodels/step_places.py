@@ -2,12 +2,13 @@
 (list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief, friction22a A1):
 "step 3 of 7", and inside a loop the loop's entry then its round, "step 3 of 7 · round 2 of 4" ("slice 2 of 4" when
 a `forEach` loop declares its item, `noun`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 ·
-round 2 of 4 (part 2 of 2) in “Verify each slice”"); a graph card says the same in its short form
-(StepPlace.short: "step 2 · round 2/4 · part 2", friction26b 4). The round alone (friction19a
+round 2 of 4 · part 2 of 2 in “Verify each slice”"); a graph card says the same, its trailing parts dropped
+when it must be shorter (StepPlace.short: "step 2 of 3 · round 2 of 4", friction28a 3: a card's own "round 2/4
+· part 2" read as another thing than the list's). The round alone (friction19a
 8) hid the step's number: a loop's steps read "step 2", "step 3 skipped", "area 1 of 2", "step 5", step 4 missing.
 
 One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
-when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 (part 2 of 2)":
+when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 · part 2 of 2":
 friction23a A5, 23b 4, two steps of one round both read "step 2"; never "2b", read as a typo, nor "step 2.2 of 3",
 read as a version number, friction24a 10). A round has one format wherever it is named: "round 126 of
 150", or "round 126" when the loop's length is open (a `while` or `until` loop). The workflow page's outline numbers

@@ -731,8 +731,6 @@ class GraphContext(TypedDict):
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
     upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
-    columns: int  # the stepper's steps on one desktop line (GraphPage.stepper_columns)
-    reached: int  # the stepper's steps before its upcoming ones: where their count along its rows starts
 
 
 @register.filter
@@ -764,8 +762,6 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "sections": laid_out.listed,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],
-        "columns": laid_out.stepper_columns,
-        "reached": sum(len(section.rows) for section in laid_out.sections),
     }
 
 

@@ -464,24 +464,31 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
 
 STEPPER_LINES = """(ol) => [...ol.querySelectorAll(".st-step")].map((li) => {
   const title = li.querySelector(".st-title");
+  const box = li.querySelector(".st-box").getBoundingClientRect();
   return {
-    top: Math.round(li.getBoundingClientRect().top),
+    top: Math.round(box.top),
+    height: Math.round(box.height),
+    lead: getComputedStyle(li, "::before").content,
     sep: getComputedStyle(li, "::after").content,
+    fill: getComputedStyle(li.querySelector(".st-box")).backgroundColor,
     cut: getComputedStyle(title).textOverflow === "ellipsis" || title.scrollWidth > title.clientWidth + 1,
   };
 })"""
 
 
 def assert_stepper_strip(page, lines: int) -> None:
-    """The stepper holds at most `lines` lines, no step that ends a line shows its separator, and no step's name
-    is cut short (friction26a 1, 26b 2: the cut one was the current step)."""
+    """The stepper reads as one sequence (friction28a 4, 28b 2): at most `lines` lines, the separator leading every step
+    but the first (so none ends a line), the pills of a line all one height, every pill filled (the answered one
+    too), and no step's name cut short (friction26a 1, 26b 2: the cut one was the current step)."""
     steps = page.locator("ol.stepper").evaluate(STEPPER_LINES)
     assert not any(step["cut"] for step in steps), steps
     tops = sorted({step["top"] for step in steps})
     assert len(tops) <= lines, tops
-    for step, after in zip(steps, [*steps[1:], None], strict=True):
-        if after is None or after["top"] != step["top"]:
-            assert step["sep"] in ("none", "normal", ""), steps
+    assert all(step["sep"] in ("none", "normal", "") for step in steps), steps
+    assert [step["lead"] for step in steps[1:]] == ['"\u203a"'] * (len(steps) - 1), steps
+    for top in tops:
+        assert len({step["height"] for step in steps if step["top"] == top}) == 1, steps
+    assert all(step["fill"] not in ("rgba(0, 0, 0, 0)", "transparent") for step in steps), steps
 
 
 def where_said(page, place: str) -> int:
@@ -515,8 +522,8 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         assert line is not None and chip is not None and line["height"] < 2 * chip["height"] + 4  # one line
     assert where_said(sized_page, place[kind]) == 1, visible_text(sized_page)
     if kind == "blocked" and sized_page.viewport_size != PHONE.size:
-        # Eight steps in a strip of two lines at most, no separator left at the end of a line (friction25a 6).
-        assert_stepper_strip(sized_page, lines=2)
+        # Eight steps in three lines at most, each led by its separator, none left at the end of a line (friction25a 6).
+        assert_stepper_strip(sized_page, lines=3)
     # (the branch graph is history: its list on a phone names each branch's state, as its drawing does)
     expect(sized_page.locator("main .badge[data-move]:not([data-move=nobody]):not(.graph-list *)")).to_have_count(1)
     expect(sized_page.locator("#pending-step, #run-status-summary, .verdict-line")).to_have_count(0)

@@ -86,6 +86,10 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     assert paused.count() >= 1 and {dot.evaluate("d => d.tagName") for dot in paused.all()} == {"rect"}
     key = page.locator(".tl-key.dot-paused").first
     assert key.evaluate("k => getComputedStyle(k).borderTopLeftRadius") == "2px"
+    # The Progress strip has no key: its current step's mark is the dot every current step has, not the timeline's
+    # square (friction28a 16), the pill around it in Paused's colour.
+    current = page.locator(".stepper .st-step.current .gl-dot.dot-paused")
+    assert current.evaluate("d => getComputedStyle(d).borderTopLeftRadius") == "50%"
     screenshot(page, "imported-session")
     assert Session.objects.get().public_id == built.session_id
     assert Event.objects.filter(kind=EventKind.SESSION_IMPORTED, data__via="dashboard").exists()

@@ -95,26 +95,26 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
     # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1), the card's title
-    # naming the step; a loop's card, narrower than a heading, says it in its short form (friction26b 4: the same
-    # order, the totals cut), never the outline's "2.1" (friction24a 10), and the part of the round, or its two
-    # cards read the same (friction25a 3); the loop's name in the tooltip.
+    # naming the step; a loop's card, narrower than a heading, says it with its trailing part dropped (friction28a
+    # 3: one notation, never "round 1/3 · part 1"), never the outline's "2.1" (friction24a 10); the titles tell a
+    # round's two cards apart, the tooltip says the part and the loop's name.
     assert lines == [
         "step 1 of 3",
-        "step 2 · round 1 · part 1",
-        "step 2 · round 1 · part 2",
-        "step 2 · round 1 · part 2",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
+        "step 2 of 3 · round 1",
         "step 3 of 3",
     ]
     assert all(
         line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place.round is None
     )
-    assert "step 2 of 3 · round 1 (part 2 of 2)" in svg
+    assert "step 2 of 3 · round 1 · part 2 of 2" in svg
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3 · round 1 (part 2 of 2)" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3 · round 1 · part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.LOCATOR_CHARS for line in lines)
 
 
@@ -445,7 +445,7 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "step 2 · round 1", "step 2 · round 2"]
+    assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 
@@ -537,7 +537,8 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     assert x4 + w4 // 2 < cx - r and cx + r < x4 + w4 and y4 < cy - r and cy + r < y4 + h4 // 2  # top right, inside
     assert 'role="img" aria-label="redone after branching"' in card(svg, "4") and ">↺</text>" in card(svg, "4")
     # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) centred on its card's bottom
-    # edge, right of the middle where the edge to the next card leaves.
+    # edge, left of the middle where the edge to the next card leaves (right of it, it sat on a fork's line:
+    # friction28a 5).
     marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
     assert [href for href, _ in marks] == ["/nodes/8/", "/nodes/9/"]
     x, y, w, h = (
@@ -549,7 +550,7 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     for _, body in marks:
         assert "<rect" not in body and "checkpoint</text>" not in body
         top_x, top_y = (int(v) for v in re.search(r'<path class="checkpoint-flag" d="M(\d+) (\d+)', body).groups())
-        assert x + w // 2 < top_x < x + w and top_y + graph_drawing.CHECKPOINT_R == y + h
+        assert x < top_x < x + w // 2 and top_y + graph_drawing.CHECKPOINT_R == y + h
     # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
     entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
     assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
@@ -636,19 +637,16 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     looped = step_places.place(3, 1, (0, 0, 0, 1, 0, 0, 0, 0), 0, nouns=("", "", "", "area"), frame={"count": 2})
     short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
     assert looped is not None and looped.brief == "step 4 of 8 · area 1 of 2"
-    assert graph_drawing.card_words(short) == "step 4 · area 1/2"
-    # A loop too long for both: its round whole, the step's number in the tooltip.
-    long = step_places.place(1, 149, (0, 1, 0), 0, frame={"count": 150})
-    card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
-    assert graph_drawing.card_words(card) == "step 2 · round 149/150"
-    # A loop of two steps: each card keeps its part, or the round's two cards read the same (friction25a 3).
+    assert graph_drawing.card_words(short) == "step 4 of 8 · area 1 of 2"  # the list's words, whole
+    # Too long for the card: its trailing parts drop, the part first, then the round (friction28a 3, 28b 6: never
+    # another notation, "round 1/3 · part 1"); the tooltip says it whole.
     parts = [step_places.place(1, 1, (0, 2, 0), i, frame={"count": 3}) for i in (0, 1)]
     said = [
         graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
     ]
-    assert said == ["step 2 · round 1/3 · part 1", "step 2 · round 1/3 · part 2"]
-    assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in said)
-    # Too long for the card whole: the step's entry goes first, then the part.
-    many = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
-    assert many is not None and many.short(graph_drawing.LOCATOR_CHARS) == "round 149/150 · part 2"
-    assert many.short(12) == "round 149/150"
+    assert said == ["step 2 of 3 · round 1 of 3", "step 2 of 3 · round 1 of 3"]
+    long = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
+    card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
+    assert long is not None and long.brief == "step 2 of 3 · round 149 of 150 · part 2 of 2"
+    assert graph_drawing.card_words(card) == "step 2 of 3"
+    assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in [*said, graph_drawing.card_words(card)])

@@ -3,14 +3,15 @@ so that the template tag only gives it the URLs and prints it."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
 from runs.models import Checkpoint
-from runs.readmodels import graph_story
-from runs.readmodels.graph_page import GraphPage, Upcoming, branch_sections, graph_page, tip_states
+from runs.readmodels import graph_drawing, graph_story
+from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support import attention_sessions
 from tests.support.looped_run import looped_and_forked
@@ -32,7 +33,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # from (friction19a 8); the step answered again (Verify slice 2) is the new branch's own.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked == "redoes Verify slice 2 · step 2 of 3 · round 2 of 3 (part 1 of 2), from branch 1"
+    assert newest.forked == "redoes Verify slice 2 · step 2 of 3 · round 2 of 3 · part 1 of 2, from branch 1"
     # The phone's list gives the branch shown first, and folds a settled branch it does not show (friction25b 11).
     assert laid_out.listed == [newest, first]
     assert first.folded and not newest.folded
@@ -266,9 +267,51 @@ def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):
     assert (rest.words, rest.never, rest.state_words) == ("step 3 of 3", True, "Never reached: the run was canceled")
 
 
-@pytest.mark.parametrize(("steps", "columns"), [(2, 2), (4, 4), (5, 3), (8, 4), (10, 5), (14, 5)])
-def test_a_stepper_of_many_steps_takes_two_desktop_lines(steps, columns):
-    # friction25a 6: eight steps wrapped onto three lines, a separator at each line end; the rows now hold
-    # all of up to four steps, else half of them (up to five), so the page knows where each row ends.
-    laid_out = GraphPage("", [], [], stepper=True, upcoming=[Upcoming(f"step {n}", "Step") for n in range(steps)])
-    assert laid_out.stepper_columns == columns
+def _segments(drawing: str) -> list[tuple[float, float, float, float]]:
+    """Every connector of a drawing as straight segments (x1, y1, x2, y2): its paths are M, then H and V moves."""
+    found = []
+    for d in re.findall(r'<path class="edge[^"]*" d="([^"]+)"', drawing):
+        moves = re.findall(r"([MHV])(-?\d+)(?: (-?\d+))?", d)
+        x = y = 0.0
+        for move, a, b in moves:
+            if move == "M":
+                x, y = float(a), float(b)
+                continue
+            nx, ny = (float(a), y) if move == "H" else (x, float(a))
+            found.append((x, y, nx, ny))
+            x, y = nx, ny
+    return found
+
+
+def _crosses(box: tuple[float, float, float, float], segment: tuple[float, float, float, float]) -> bool:
+    """An axis-parallel segment touches the box (left, top, right, bottom)."""
+    left, top, right, bottom = box
+    x1, y1, x2, y2 = segment
+    return min(x1, x2) <= right and max(x1, x2) >= left and min(y1, y2) <= bottom and max(y1, y2) >= top
+
+
+def test_no_skipped_placeholder_or_checkpoint_sits_on_a_line(service_catalog):
+    # friction28a 5: "step 3 skipped" was drawn over the lines (branch 2's elbow ran through one), and the
+    # checkpoint's diamond sat where the fork's line left its card.
+    forked = two_runs_one_forked_twice()
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    for run_id, kind in ((forked.review_run, "skipped-pill"), (looped.run_id, "checkpoint-flag")):
+        drawing = graph_page(run_detail(run_id), "/r/", "/n/NODE/").drawing
+        lines = _segments(drawing)
+        assert lines, drawing
+        boxes = [
+            (float(x), float(y), float(x) + float(w), float(y) + float(h))
+            for x, y, w, h in re.findall(
+                r'<rect class="skipped-pill" x="(-?\d+)" y="(-?\d+)" width="(\d+)" height="(\d+)"', drawing
+            )
+        ]
+        r = graph_drawing.CHECKPOINT_R
+        diamonds = [
+            (float(x), float(top) + r)
+            for x, top in re.findall(r'class="checkpoint-flag" d="M(-?\d+) (-?\d+)L', drawing)
+        ]
+        boxes += [(cx - r, cy - r, cx + r, cy + r) for cx, cy in diamonds]
+        starts = set(diamonds)
+        assert drawing.count(f'class="{kind}"') >= 1 and boxes, kind
+        assert [(box, line) for box in boxes for line in lines if _crosses(box, line)] == [], kind
+        assert not starts & {(x1, y1) for x1, y1, _, _ in lines}
