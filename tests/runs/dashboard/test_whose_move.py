@@ -100,7 +100,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Retrying", "agents"),
+        "blocked": ("Agent's move · Refused · retrying", "agents"),
         # friction22a B9: not the agent's; friction23a A1, 23b 2: its line asks the person to stop that agent
         "superseded": ("Your move · Replaced", "yours"),
         "left_behind": ("Left behind", "nobody"),
@@ -109,12 +109,12 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "notes": ("Notes only", "nobody"),
     }
     # A blocked step whose agent stopped, or that waits for something only the person gives: the person's move.
-    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Blocked · agent stopped", "yours")
+    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Refused · agent stopped", "yours")
     # A settled state is nobody's move, whatever its source said.
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        # no action inside; a blocked step the agent resends reads "Retrying" (friction18b 2)
+        # no action inside; a blocked step the agent resends reads "Refused · retrying" (friction28a 2)
         assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
@@ -140,8 +140,8 @@ def test_a_blocked_pill_says_whether_its_agent_stopped_or_it_needs_your_input():
         out = Template("{% load dashboard %}{% state_chip 'blocked' where %}").render(Context({"where": where}))
         return chip(out)
 
-    assert drawn(False) == "Your move · Blocked · agent stopped"
-    assert drawn(True) == "Your move · Blocked · needs your input"
+    assert drawn(False) == "Your move · Refused · agent stopped"
+    assert drawn(True) == "Your move · Needs your input"
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -176,7 +176,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Retrying",
+        "blocked": "Agent's move · Refused · retrying",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -243,7 +243,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Retrying"
+    assert chip(status(text)) == "Agent's move · Refused · retrying"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -283,7 +283,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["yours"]
-    assert chip(status(text)) == "Your move · Blocked · agent stopped"
+    assert chip(status(text)) == "Your move · Refused · agent stopped"
     # The line no longer says the agent must act: it has not resent the step; the panel says what to do.
     assert "must resend" not in status(text) and "the agent has not resent it" in status(text)
     # The person's move: the panel leads with the message and its button, before the refusal's details.
@@ -301,7 +301,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(card) == [] and chip(card) == ""
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked · agent stopped"  # the head's words
+    assert tags(row) == ["yours"] and chip(row) == "Your move · Refused · agent stopped"  # the head's words
     # The row says why it is yours, and its move links to the blocked panel that holds the message.
     where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
     assert (
@@ -419,7 +419,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Retrying"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Refused · retrying"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 
