@@ -131,7 +131,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 15
     # Its words on one line at every size, a phone's 390 px too: "Copy the message / for the agent" over two
     # lines read as two buttons (visit checks every copy button shown; this one by name).
-    expect(copy).to_have_text("Copy the message for the agent")
+    expect(copy).to_have_text("Copy the resume message")
     assert on_one_line(copy)
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
@@ -443,7 +443,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
     ]
-    expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
+    expect(panel.locator(".copy-button")).to_have_text("Copy the resume message")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
     assert_copy_buttons_whole(sized_page)
     # Said once on the page (friction22b 13): the phone's list offers no second way back for the branch shown.

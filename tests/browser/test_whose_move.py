@@ -37,7 +37,7 @@ from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-BUTTON = "Copy the message for the agent"
+BUTTON = "Copy the resume message"
 
 
 def colour(locator, prop: str) -> str:

@@ -113,7 +113,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel.split("agent-message")[0]
-    assert "Copy the message for the agent" in panel
+    assert "Copy the resume message" in panel
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
     # The why and the raw token wait in one "Details" fold right under the panel, the run's, beside its ids:
     # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
@@ -241,10 +241,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "which-chat" not in panel and 'data-paste-into="a new chat"' in panel
     assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
-    assert (
-        'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
-        in panel
-    )
+    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the resume message<' in panel
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
 

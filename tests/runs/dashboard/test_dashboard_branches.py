@@ -215,7 +215,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
-    assert node.count("Copy the message for the agent</button>") == 1
+    assert node.count("Copy the resume message</button>") == 1
     assert 'data-copy-target="blocked-message-1"' not in node and 'id="if-stopped-1"' not in node
     assert 'id="fork-details"' in node
 

@@ -29,7 +29,8 @@ from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
-BUTTON = "Copy the message for the agent"
+BUTTON = "Copy the resume message"  # every resume panel's, and a step's "Resume here" (actions.COPY)
+MESSAGE = "Copy the message for the agent"  # a redo's with the same inputs, a hand-over's
 OLD_BUTTONS = ("Copy the sentence", "Copy stateToken", "Copy the call")
 
 
@@ -40,7 +41,7 @@ def page(client: Client, url: str) -> str:
 
 
 def copied(text: str, button: str = BUTTON) -> list[str]:
-    """What each `button` ("Copy the message for the agent") of a page copies: the text of its target."""
+    """What each `button` ("Copy the resume message") of a page copies: the text of its target."""
     found = []
     for target in re.findall(r'data-copy-target="([^"]+)">' + re.escape(button) + "</button>", text):
         body = re.search(r'<pre class="wrap agent-message" id="' + re.escape(target) + r'">(.*?)</pre>', text, re.S)
@@ -366,8 +367,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     ack(start)
     root = str(tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id)
     text = page(client, f"/nodes/{root}/")
-    assert text.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text)
+    assert text.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text, MESSAGE)
     assert token_of(message) == int(root) and "Prepare" in message
 
     form = {"context": '{"service": "billing", "target": "production"}', "reason": "Production."}
@@ -376,8 +377,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     text = page(client, response["Location"].split("#")[0])
     handover = text.split('class="fork-handover"')[1].split("</section>")[0]
-    assert handover.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text)
+    assert handover.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text, MESSAGE)
     assert token_of(message) == child.public_id
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call">' in handover and 'id="agent-call"' in handover
