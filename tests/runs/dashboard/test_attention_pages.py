@@ -67,15 +67,18 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
     # The workflow's name plain, the words of where it is the link to the run (friction26b 11).
     assert '<span class="where-workflow">Plan and build</span>' in rows["waiting_for_user"]
-    assert f'<a class="where-link needs-you" href="/runs/{waiting.run_id}/"' in rows["waiting_for_user"]
-    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</a>" in rows["waiting_for_user"]
+    # One thing to click where the move is yours (friction28b 10): the where-words plain, the move the link.
+    assert '<span class="where-text needs-you"' in rows["waiting_for_user"]
+    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</span>" in rows["waiting_for_user"]
+    assert rows["waiting_for_user"].count("<a ") == 1
+    assert f'class="your-action" href="/runs/{waiting.run_id}/#waiting_for_user-1"' in rows["waiting_for_user"]
     assert '<span class="where-workflow">Risk-Scaled Merge Request Review</span>' in rows["blocked"]
     assert f'<a class="where-link" href="/runs/{stuck.run_id}/"' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
     # Its reason on a muted line of its own under the row's where-line (friction17b 17).
     assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]
     assert '<div class="where-reason muted small">the agent did not attach the list of changed files</div>' in html
-    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
+    assert f'href="/runs/{stalled.run_id}/#stalled-1"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows
     # (a run that waits for the user is not counted as stalled, however long it waits).

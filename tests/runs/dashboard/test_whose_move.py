@@ -189,15 +189,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
             (r.split('data-state="')[1].split('"')[0], r) for r in text.split('<tr class="session-row')[1:]
         )
     }
-    # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one.
+    # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one; the
+    # line's one link: the words of where it is plain beside it (friction28b 10: two links side by side).
     link = re.search(
-        r' · <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
+        r'</span> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
     )
     assert link is not None, rows_where["stalled"]
-    assert f'href="/runs/{link.group(1)}/">' in rows_where["stalled"]  # the run the line names
+    assert rows_where["stalled"].count("<a ") == 1 and '<span class="where-text"' in rows_where["stalled"]
     # A confirmation's row links its panel too, in the same place (friction25a 10).
     reply = re.search(
-        r' · <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
+        r'</span> <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
         rows_where["needs_you"],
     )
     assert reply is not None, rows_where["needs_you"]
