@@ -78,7 +78,9 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     # Its reason on a muted line of its own under the row's where-line (friction17b 17).
     assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]
     assert '<div class="where-reason muted small">the agent did not attach the list of changed files</div>' in html
-    assert f'href="/runs/{stalled.run_id}/#stalled-1"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
+    assert (
+        f'href="/runs/{stalled.run_id}/#stalled-1"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
+    )
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows
     # (a run that waits for the user is not counted as stalled, however long it waits).
