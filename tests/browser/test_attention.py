@@ -100,9 +100,12 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()
     sized_page.goto(site + "/sessions/")
-    # The run's own link (its "review and reply" link, to the panel, is test_whose_move's).
-    sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link").first.click()
-    expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/")
+    # Its one link is the move, to the run's panel (friction28b 10): the where-words beside it are plain.
+    waiting_links = sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link")
+    expect(waiting_links).to_have_count(1)
+    expect(waiting_links).to_have_text("review and reply")
+    waiting_links.click()
+    expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/#waiting_for_user-1")
     console_log.assert_clean()
 
 
