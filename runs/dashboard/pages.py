@@ -168,7 +168,7 @@ def workflows(request: HttpRequest) -> HttpResponse:
         "kind_varies": len({wf["kind"] for wf in everything}) > 1,
         "source_varies": bool(others or one_repository),
         "one_source": "" if others or one_repository else one_kind,
-        # Each row's "Copy start message": the message the workflow's own page hands over (agent_message.to_start).
+        # Each row's "Copy the start message": the message the workflow's own page hands over (agent_message.to_start).
         "start_messages": {wf["id"]: agent_message.to_start(wf["id"], str(wf["name"])) for wf in shown},
         "warnings": catalog_places.placed(listing.get("warnings") or [], catalog.current_catalog()),
         "tags": tags,

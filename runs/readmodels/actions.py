@@ -76,24 +76,37 @@ def title(name: ActionName) -> str:
 
 # What each copy button says: the button copies a text for the person to paste into an agent's chat. A step
 # waiting for the person's confirmation has two replies (the dashboard cannot confirm by itself: the agent hears
-# it in its chat, friction15); everywhere else the message for the agent, under one name: the action it serves is
-# "resume the agent" (friction16: "Resume this branch…" was a third name for it). A reply's button names the
+# it in its chat, friction15); a message that resumes the agent says so, on every panel and card that holds one
+# (stalled, paused, refused and the agent stopped, left behind, a step's "Resume here": friction28b 7, the verb
+# of the list's "resume the agent" and the step page's "Resume here" was gone from the button that does it); a
+# workflow's start message is named the same on the catalog and on its own page (friction28b 9); any other
+# message for the agent (a redo's, a hand-over's) is "the message for the agent". A reply's button names the
 # reply it copies by its opening words (agent_message.replies), so nobody reads it as confirming by itself
 # (friction17 a14/b10); its "Share…" on a phone (copy.js) names the same reply (friction17 a6/b3).
-CopyName = Literal["message", "confirmed", "changes"]
+CopyName = Literal["message", "resume", "start", "confirmed", "changes"]
 COPY: dict[CopyName, str] = {
     "message": "Copy the message for the agent",
+    "resume": "Copy the resume message",
+    "start": "Copy the start message",
     "confirmed": "Copy “Confirmed” reply",
     "changes": "Copy “Not yet: change…” reply",
 }
-SHARE: dict[CopyName, str] = {"message": "Share…", "confirmed": "Share “Confirmed”…", "changes": "Share “Not yet”…"}
+SHARE: dict[CopyName, str] = {
+    "message": "Share…",
+    "resume": "Share…",
+    "start": "Share…",
+    "confirmed": "Share “Confirmed”…",
+    "changes": "Share “Not yet”…",
+}
 
 # How loud the message's button is, from whose move it is (friction16: a solid button that said "only if the
 # agent has stopped" drew the eye while the agent worked): "primary" where the move is the person's (stalled,
 # paused, blocked and the agent stopped), "quiet" (the outline) where it is not (a branch left behind, or the
 # agent at work), its one line beside it saying when it is for. Never behind a disclosure named after a question
 # ("Agent stopped? …", "Want it back? …": friction22a B3, 22b A1): the button is in sight, and its weight and
-# line keep it from being pressed by accident (friction19b 15).
+# line keep it from being pressed by accident (friction19b 15). The one action keeps one label at both weights
+# (friction28b 7 asked for one style too): the outline on a branch left behind is deliberate, resuming it is
+# optional there and reviving it by accident sets a second agent to work.
 Weight = Literal["primary", "quiet"]
 
 

@@ -1,7 +1,8 @@
 """The one message a person pastes into an agent's chat to set it going at a node: the stalled, left-behind
-and blocked panels, a node's page and a branch started by hand all hand over this same sentence, behind the
-same "Copy the message for the agent" button (templates/dashboard/_agent_message.html). A workflow's page
-hands over the message that starts it (`to_start`), behind the same button.
+and blocked panels, a node's page and a branch started by hand all hand over this same sentence, behind one copy
+button (templates/dashboard/_agent_message.html) named by what it does (actions.COPY: "Copy the resume message"). A
+workflow's page hands over the message that starts it (`to_start`), behind the same button ("Copy the start
+message").
 
 The sentence carries the node's stateToken: given to continue_workflow without an ackToken, it shows the
 agent the step pending there again, with a fresh ackToken, and records nothing.

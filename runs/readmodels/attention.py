@@ -63,7 +63,7 @@ from runs.store.tokens import TokenKind
 from workflows_app.prose import what_to_confirm
 
 # What is wrong with a blocked step, in plain words, by the refusal's issue code ({name}: the artifact as
-# people call it, artifact_names.py). The state's badge stands beside them: they do not say "blocked".
+# people call it, artifact_names.py). The state's badge stands beside them: they do not say "refused".
 _LACKS = {
     "ARTIFACT_MISSING": "the agent did not attach {name}",
     "ARTIFACT_INVALID": "{name} the agent attached is not valid",
@@ -869,7 +869,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         quiet = quiet_minutes(entry.last_refused_at, now)
         return BlockedGuide(
             move,
-            f"Blocked: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
+            f"Refused: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
             f"The agent has not tried again for {quiet} minutes. "
             f"{paste_words('its', lead=True)}: it gets the step again and resends it.",
             "",

@@ -30,6 +30,16 @@ TERMS: tuple[Term, ...] = (
     ),
     Term("step", "Step", "One entry of the workflow's outline; \u201cstep 2 of 3\u201d is where it sits there."),
     Term(
+        "refused",
+        "Refused",
+        "An answer the step did not accept: the agent was told what to fix and is to send another.",
+    ),
+    Term(
+        "turned-away",
+        "Turned away",
+        "In Tool timings: a call the server answered with an error (a bad id, a run that ended), not a refused answer.",
+    ),
+    Term(
         "branch",
         "Branch",
         "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it.",

@@ -304,7 +304,7 @@ LEGEND_WORDS = {
     "by-hand": "dotted border: a branch a person started by hand",
     "again": f"the branch's first step, {AGAIN_PHRASE} (the steps above it are shared)",
     "complete": "complete",
-    "blocked": "blocked: the answer to its step was refused",
+    "blocked": "refused: the agent must send its step's answer again",
     "loop": "the n-th time round a loop",
     "current": "the step this page shows: its branch's steps are listed below",
     "newest": "the step the run reached last",
@@ -981,7 +981,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if mark is not None:
         sub.append(_sub_part(f"↻ {mark}", "loop"))
     if node.is_blocked and state is None:
-        sub.append(_sub_part("blocked", "blocked-word"))
+        sub.append(_sub_part("refused", "blocked-word"))
     # The tooltip says the place whole, the loop named (StepPlace.words); a node the outline does not place
     # says its loop's round in the same format ("round 3 in “Review each area”").
     where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
@@ -1000,7 +1000,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if state is not None:
         words.append(f"its branch: {STATE_WORDS[state]} ({style.state_words.get(state, STATE_LEGEND[state])})")
     elif node.is_blocked:
-        words.append("blocked: the answer to this step was refused")
+        words.append("refused: the agent must send this step's answer again")
     if is_newest:
         words.append("the step the run reached last")
     if is_current:

@@ -7,10 +7,12 @@ these words once:
 
 - Working: the agent's move, and it moved recently;
 - Confirm: the step waits for your confirmation;
-- Blocked: the agent's answer was refused, it must send another; while that is the agent's move (it is
-  expected to resend), the state reads Retrying (friction18b 2: "Blocked" reads as "needs me", so it is kept
-  for the red, your-move case: the agent stopped, or it waits for something only you give; its pill says which,
-  its cause: "Blocked · agent stopped", "Blocked · needs your input", friction26a 4);
+- Refused (state blocked): the agent's answer was refused, it must send another. The one word for the refused
+  family, its stage after it (friction28a 2, 28b 8: "Retrying", "Refused", "Blocked · agent stopped" named one
+  situation four ways): "Refused · retrying" while the agent is expected to resend (its move), "Refused · agent
+  stopped" once it has gone quiet (the person's). A step that waits for something only the person gives is
+  another situation under the same stored state: its pill reads "Needs your input", no state word before it
+  (friction26a 4: one word over two situations left the row to guess which);
 - Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
   paused.py): resume the agent (actions.py);
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
@@ -30,13 +32,13 @@ One case reads more than the state (move): a blocked step quiet for WORKRAIL_STA
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
 Every row, run card, branch and page head shows ONE pill (pill): its colour is its tone (tone: whose move it is, save
-that a Blocked step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
+that a refused step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
 nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words
 ALWAYS lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move ·
-Working", "Agent's move · Retrying"), the state alone when it is nobody's ("Done", "Left behind"): the pills of
-one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your move · …" read as two
-schemes). The move itself ("resume the agent") is said by the row's where-line and the state's panel, never inside
-the pill (friction14 1: four rounds of two-part chips read as two things).
+Working", "Agent's move · Refused · retrying"), the state alone when it is nobody's ("Done", "Left behind"): the
+pills of one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your move · …" read
+as two schemes). The move itself ("resume the agent") is said by the row's where-line and the state's panel, never
+inside the pill (friction14 1: four rounds of two-part chips read as two things).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from runs.readmodels import actions
 
 LABELS: dict[StateName, str] = {
     "needs_you": "Confirm",
-    "blocked": "Blocked",
+    "blocked": "Refused",
     "paused": "Paused",
     "stalled": "Stalled",
     "running": "Working",
@@ -92,15 +94,15 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-# A refused step while the agent is expected to resend it: its state's word by the move (friction18b 2), so
-# "Blocked" only ever names the person's move.
-RETRYING_WORD = "Retrying"
+# A refused step while the agent is expected to resend it: the state's word with its stage (friction28a 2), as
+# "Refused · agent stopped" once the move is the person's (CAUSES).
+RETRYING_WORD = "Refused · retrying"
 
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 
 # The colour family a state is drawn in, the one table every pill, panel, dot and step banner reads (data-tone,
-# dashboard.css): whose move it is, except that a move of yours because something is wrong (a Blocked step whose
+# dashboard.css): whose move it is, except that a move of yours because something is wrong (a refused step whose
 # agent stopped, or that waits for what only you give) is "trouble", red, apart from the calm amber of routine
 # moves (Confirm, Paused, Stalled: friction19a 6, friction19b 11).
 Tone = Literal["yours", "trouble", "agents", "nobody"]
@@ -118,7 +120,7 @@ def tone(state: str, move: Move) -> Tone:
 @dataclass(frozen=True)
 class Pill:
     """A row's one status pill: its words, and whose move it is, which with its state gives its colour (tone,
-    dashboard.css: amber for yours, red for yours when Blocked, blue for the agent's, a grey outline for
+    dashboard.css: amber for yours, red for yours when refused, blue for the agent's, a grey outline for
     nobody's). The move itself ("resume the agent") is not in it: the row's where-line and the state's panel say
     it (friction14 1)."""
 
@@ -126,11 +128,11 @@ class Pill:
     move: Move
     words: str
     means: str = ""  # its one-line meaning (MEANINGS): the pill's tooltip
-    cause: Cause | None = None  # why a Blocked step is yours (CAUSES), said in its words
+    cause: Cause | None = None  # why a refused step is yours (CAUSES), said in its words
 
     @property
     def tone(self) -> Tone:
-        """Its colour family (tone): amber for your routine move, red for a Blocked one."""
+        """Its colour family (tone): amber for your routine move, red for a refused one."""
         return tone(self.state, self.move)
 
 
@@ -144,7 +146,7 @@ FIXED_MOVE: frozenset[StateName] = frozenset(state for state, move in MOVES.item
 def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
     state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done").
-    A Blocked step that is yours adds its cause (cause: `held_by_you`, it waits for what only you give)."""
+    A refused step that is yours says its cause (cause: `held_by_you`, it waits for what only you give)."""
     name: StateName = state if state in LABELS else "running"
     if name in FIXED_MOVE:  # a settled state is nobody's move, a replaced branch the person's, whatever its source said
         move = MOVES[name]
@@ -154,16 +156,16 @@ def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move, found)}", meaning(name, move, found), found)
 
 
-# Why a Blocked step is the person's move, the two situations one state covers (friction26a 4, 26b 10: the
-# legend's "… so it has probably stopped. Or it needs something only you can give." left the row to guess which,
-# and each needs another act: paste a resume message, or give what the step waits for). Said after the state in
-# its pill and as two lines of the legend, from typed data (the step's held_by, the clock), never from its text.
+# Why a refused step (state blocked) is the person's move, the two situations one state covers (friction26a 4, 26b
+# 10: each needs another act: paste a resume message, or give what the step waits for), each its pill's whole word
+# after whose move and one line of the legend, from typed data (the step's held_by, the clock), never from its
+# text. Waiting for the person's input is not a refusal to them: it has its own name, no "Refused" (friction28a 2).
 Cause = Literal["stopped", "needs_input"]
-CAUSES: dict[Cause, str] = {"stopped": "agent stopped", "needs_input": "needs your input"}
+CAUSES: dict[Cause, str] = {"stopped": "Refused · agent stopped", "needs_input": "Needs your input"}
 
 
 def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
-    """Why a state is the person's move when the state alone does not say it: a Blocked step whose agent
+    """Why a state is the person's move when the state alone does not say it: a refused step whose agent
     stopped resending, or that waits for something only the person gives (`held_by_you`); None otherwise."""
     if state != "blocked" or move != "yours":
         return None
@@ -171,13 +173,13 @@ def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
 
 
 def word(state: str, move: Move, found: Cause | None = None) -> str:
-    """A state's one word, given whose move it is: the label, but "Retrying" for a refused step the agent is
-    expected to resend (blocked, the agent's move), where "Blocked" would read as the person's; with its cause
-    after it when one is given ("Blocked · agent stopped")."""
+    """A state's one word, given whose move it is: the label, with a refused step's stage after it (RETRYING_WORD
+    while the agent is expected to resend it); a cause (CAUSES) in its place when one is given ("Refused · agent
+    stopped", "Needs your input")."""
     if state == "blocked" and move == "agents":
         return RETRYING_WORD
     if found is not None:
-        return f"{label(state)} · {CAUSES[found]}"
+        return CAUSES[found]
     return label(state)
 
 
@@ -295,8 +297,8 @@ MOVE_FILTERS: dict[Move, str] = {"yours": YOUR_MOVE, "agents": NEXT_MOVE_WORDS["
 # they wrapped to two rows of tall pills); the words above stay for screen readers and wider screens.
 MOVE_FILTER_SHORT: dict[Move, str] = {"yours": "Yours", "agents": "Agent's", "nobody": "Nothing"}
 MOVE_FILTER_MEANS: dict[Move, str] = {
-    "yours": "The sessions waiting for you: to confirm a step, to resume a paused or stalled agent, or to"
-    " restart a blocked one that has stopped",
+    "yours": "The sessions waiting for you: to confirm a step, to give a step your input, or to resume a"
+    " paused, stalled or stopped agent",
     "agents": "The sessions whose agent is working, or resending a refused step",
     "nobody": "The sessions done, canceled or holding notes only",
 }
@@ -304,13 +306,13 @@ MOVE_FILTER_MEANS: dict[Move, str] = {
 
 @dataclass(frozen=True)
 class Meaning:
-    """One state's meaning in one line, as a person reads its pill (`word`: "Retrying" for a blocked step the
-    agent resends), under the filter that counts it (`move`)."""
+    """One state's meaning in one line, as a person reads its pill (`word`: "Refused · retrying" for a refused
+    step the agent resends), under the filter that counts it (`move`)."""
 
     state: StateName
     move: Move
     text: str  # "{stall}" stands for WORKRAIL_STALL_MINUTES, the one threshold the states turn on
-    cause: Cause | None = None  # a Blocked step's cause (CAUSES): one line each
+    cause: Cause | None = None  # a refused step's cause (CAUSES): one line each
 
     @property
     def word(self) -> str:
@@ -319,7 +321,7 @@ class Meaning:
     @property
     def means(self) -> str:
         """The line as read: with the threshold's minutes, as the rows that count them say it ("stalled for 45
-        min"), not "too long" or "stopped trying" (friction20b 6: Blocked's line never said when)."""
+        min"), not "too long" or "stopped trying" (friction20b 6: the refused line never said when)."""
         return self.text.replace("{stall}", str(settings.WORKRAIL_STALL_MINUTES))
 
 
@@ -366,7 +368,7 @@ MEANINGS: tuple[Meaning, ...] = (
 # step's own pill (friction25a 13). Keyed by state, then by whose move where that changes it.
 AS_WORDS: dict[StateName, str] = {
     "needs_you": "waiting for you to confirm a step",
-    "blocked": "blocked, your move",
+    "blocked": "refused, your move",
     "paused": "paused, no agent has it",
     "stalled": "stalled, the agent may have stopped",
     "running": "the agent is working",
@@ -388,8 +390,8 @@ def as_words(state: str, move: Move) -> str:
 
 
 def meaning(state: str, move: Move, found: Cause | None = None) -> str:
-    """A state's one line (MEANINGS), by whose move it is where that changes it (Blocked or Retrying), and by
-    its cause (a Blocked step of yours: its agent stopped, or it needs your input)."""
+    """A state's one line (MEANINGS), by whose move it is where that changes it (a refused step), and by
+    its cause (a refused step of yours: its agent stopped, or it needs your input)."""
     lines = [m for m in MEANINGS if m.state == state]
     mine = [m for m in lines if m.move == move]
     return next((m.means for m in mine if m.cause == found), mine[0].means if mine else lines[0].means if lines else "")

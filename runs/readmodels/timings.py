@@ -105,11 +105,11 @@ class Unlinked(Enum):
         self.kind = kind
 
 
-HELD = "the step was held: the output lacked something"  # a blocked answer: the contract working
+HELD = "the answer was refused: it lacked something"  # a held answer: the contract working
 # A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
 # answer on the run pages, a different thing); the API's field names keep "refused".
 TURNED_AWAY = "Turned away"
-# A call's outcome tag, capitalised as every other tag (a held answer is "Blocked", as states.py says it).
+# A call's outcome tag, capitalised as every other tag (a held answer is "Refused", as states.py says it).
 OUTCOME_LABELS = {
     CallOutcome.OK: "OK",
     CallOutcome.BLOCKED: LABELS["blocked"],

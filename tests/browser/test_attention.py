@@ -85,7 +85,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     chips = sized_page.locator(".status-chips")
     expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Your move · Confirm")
-    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Retrying")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Refused · retrying")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
     expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)
@@ -100,9 +100,12 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()
     sized_page.goto(site + "/sessions/")
-    # The run's own link (its "review and reply" link, to the panel, is test_whose_move's).
-    sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link").first.click()
-    expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/")
+    # Its one link is the move, to the run's panel (friction28b 10): the where-words beside it are plain.
+    waiting_links = sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link")
+    expect(waiting_links).to_have_count(1)
+    expect(waiting_links).to_have_text("review and reply")
+    waiting_links.click()
+    expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/#waiting_for_user-1")
     console_log.assert_clean()
 
 
@@ -133,7 +136,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     assert copy.evaluate("b => parseFloat(getComputedStyle(b).fontSize)") >= 15
     # Its words on one line at every size, a phone's 390 px too: "Copy the message / for the agent" over two
     # lines read as two buttons (visit checks every copy button shown; this one by name).
-    expect(copy).to_have_text("Copy the message for the agent")
+    expect(copy).to_have_text("Copy the resume message")
     assert on_one_line(copy)
     message = panel.locator(".agent-message")
     expect(message).not_to_be_visible()
@@ -445,7 +448,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
         "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
     ]
-    expect(panel.locator(".copy-button")).to_have_text("Copy the message for the agent")
+    expect(panel.locator(".copy-button")).to_have_text("Copy the resume message")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")
     assert_copy_buttons_whole(sized_page)
     # Said once on the page (friction22b 13): the phone's list offers no second way back for the branch shown.

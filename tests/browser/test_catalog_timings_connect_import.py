@@ -54,7 +54,7 @@ def test_the_catalog_leads_with_names_and_says_tags_as_the_chips_do(sized_page, 
     copy = (
         sized_page.locator("tbody tr")
         .filter(has_text="wr.code_review")
-        .get_by_role("button", name="Copy start message")
+        .get_by_role("button", name="Copy the start message")
     )
     # Under the workflow's name, at its left edge, not floating at the row's far end (friction18b 19).
     name_box, copy_box = (

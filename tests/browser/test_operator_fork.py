@@ -153,7 +153,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             expect(page.locator("#run-where")).to_contain_text(" · step 1 of 5 · branch 2 · started by hand ")
             panel = page.locator(".state-panel.state-paused")
             expect(panel.locator("h3")).to_have_count(0)  # the status line says it, once
-            expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()
+            expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
             expect(page.locator("body")).not_to_contain_text("Agent working on")
             assert_fits(page)
             keep_screenshot(page, "operator-fork-paused")

@@ -150,7 +150,7 @@ def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, si
         page.goto(site + "/sessions/?status=blocked")  # an older link by one state still filters by it
         expect(page.locator("tr.session-row")).to_have_count(1)
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
-        expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Blocked 1")
+        expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Refused 1")
         assert_fits(page)  # the headline card needs no script either
         # No session recorded a repository: not grouped, so no note says that nothing groups (friction15a 9).
         expect(page.locator("#session-filters #one-group")).to_have_count(0)

@@ -73,7 +73,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         expect(panel.locator("h3")).to_have_count(0)
         expect(page.locator("#run-details .panel-more")).to_contain_text("This session was imported")
         expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
-        expect(panel.get_by_role("button", name="Copy the message for the agent")).to_be_in_viewport()
+        expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
         expect(page.locator("body")).not_to_contain_text("Agent working on")
         expect(page.locator("body")).not_to_contain_text("agent's move")
         assert_fits(page)

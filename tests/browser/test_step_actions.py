@@ -58,7 +58,7 @@ def resume_button(page):
 def quiet_message(page) -> None:
     """The move is not the person's: the message's button the quiet outline, in sight (friction16: not the page's
     loudest element while the agent works; friction22a B3: not behind a fold named after a question)."""
-    expect(resume_button(page)).to_have_text("Copy the message for the agent")
+    expect(resume_button(page)).to_have_text("Copy the resume message")
     expect(resume_button(page)).to_have_class("copy-button copy-quiet")
 
 
@@ -73,7 +73,7 @@ def folded_message(page, summary: str, inside: str = "") -> None:
     expect(button).to_be_hidden()
     fold.locator("> summary").click()
     expect(button).to_be_visible()
-    expect(button).to_have_text("Copy the message for the agent")
+    expect(button).to_have_text("Copy the resume message")
     expect(button).to_have_class("copy-button copy-quiet")
     if inside:  # at a refusal, when the move turns the person's: inside the fold, above the message
         expect(fold.locator("#resume-turns")).to_be_visible()
@@ -177,9 +177,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "step-actions-blocked")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Resume here · only if the agent stopped", folded=True)
-    expect(sized_page.get_by_role("button", name="Copy the message for the agent", include_hidden=True)).to_have_count(
-        1
-    )
+    expect(sized_page.get_by_role("button", name="Copy the resume message", include_hidden=True)).to_have_count(1)
     folded_message(sized_page, "Resume here · only if the agent stopped", "It becomes your move in ")
     refusal, resume = (
         sized_page.locator("#node-refusal").bounding_box(),

@@ -1,8 +1,9 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
-"Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour its tone (amber for your
-routine move, red only for a Blocked one, blue for the agent's, grey for nobody's); the filters by whose move; the
-blocked panel's line and button in sight, what the button copies; and a neutral 404 advice box."""
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Refused · retrying"), its colour its tone (amber
+for your routine move, red only for a refused one or one that needs your input, blue for the agent's, grey for
+nobody's); the filters by whose move; the blocked panel's line and button in sight, what the button copies; and a
+neutral 404 advice box."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from tests.support.sample_session import advance
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
-BUTTON = "Copy the message for the agent"
+BUTTON = "Copy the resume message"
 
 
 def colour(locator, prop: str) -> str:
@@ -68,7 +69,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # first screen; not in the page's head, the runs column's one card or the panel (said once). No action
     # inside it: the panel says it (friction14 1).
     head_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(head_pill).to_have_text("Agent's move · Retrying")
+    expect(head_pill).to_have_text("Agent's move · Refused · retrying")
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
@@ -109,7 +110,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(head_pill).to_have_text("Your move · Blocked · agent stopped")
+    expect(head_pill).to_have_text("Your move · Refused · agent stopped")
     # Said by the status line's pill alone.
     assert sized_page.locator("body").inner_text().lower().count("your move") == 1
     # Now red, white words on it: your move because something is wrong, not the amber of a routine one.
@@ -150,8 +151,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert sorted(words) == sorted(
         [
             "Your move · Confirm",
-            "Your move · Blocked · agent stopped",
-            "Agent's move · Retrying",
+            "Your move · Refused · agent stopped",
+            "Agent's move · Refused · retrying",
             "Your move · Stalled",
             "Canceled",
         ]
@@ -163,8 +164,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     blue = css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
     assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
-    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Blocked · agent stopped"}
-    assert fills["Agent's move · Retrying"] == blue not in (red, amber)
+    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Refused · agent stopped"}
+    assert fills["Agent's move · Refused · retrying"] == blue not in (red, amber)
     # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
     confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
     assert colour(confirm_words, "color") == css_colour(sized_page, "--your-move-text") != red
@@ -252,13 +253,13 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(meanings.locator("strong")).to_have_text(
         [
             "Confirm",
-            "Blocked · agent stopped",
-            "Blocked · needs your input",
+            "Refused · agent stopped",
+            "Needs your input",
             "Paused",
             "Stalled",
             "Replaced",
             "Working",
-            "Retrying",
+            "Refused · retrying",
             "Left behind",
             "Done",
             "Canceled",
@@ -275,10 +276,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert [colour(filters.nth(i), "backgroundColor") for i in range(2)] == [surface, ink]
     sized_page.locator(".status-chips a[href='?status=agents']").click()
     expect(rows).to_have_count(1)
-    expect(rows.locator(".badge")).to_have_text("Agent's move · Retrying")
+    expect(rows.locator(".badge")).to_have_text("Agent's move · Refused · retrying")
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · retrying")
     if phone:  # the run's small secondary controls too: Cancel run…, Export
         for control in ("#cancel-button", ".export-menu > summary"):
             tap = sized_page.locator(control).bounding_box()
@@ -383,7 +384,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     # A Blocked step whose agent stopped: the red, on its pill, its panel and its step's dot.
     visit(sized_page, f"{site}/runs/{stopped.run_id}/", "blocked-run-colours")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(blocked_pill).to_have_text("Your move · Blocked · agent stopped")
+    expect(blocked_pill).to_have_text("Your move · Refused · agent stopped")
     dot = sized_page.locator(".stepper .st-step.current .gl-dot")
     assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
     assert colour(dot, "backgroundColor") == red

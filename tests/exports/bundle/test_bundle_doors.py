@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -42,6 +43,11 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     said = html.unescape(answer.content.decode())
     message = said.split('class="messages"')[1].split("</ul>")[0]
     assert "Imported TICKET-4242 (" in message and built.session_id not in message and "stateToken" not in message
+    # In the dashboard's words (friction28a 10): steps, counted as the session's timeline counts them, not events.
+    counted = re.search(r"Imported TICKET-4242 \((\d+) runs?, (\d+) steps?\)\.", message)
+    assert counted is not None and "events" not in message, message
+    timeline = said.split('id="timeline-title"')[1].split("</h2>")[0]
+    assert f'<span class="fold-parts">{counted.group(2)} steps ' in timeline, timeline
     # No agent holds an imported run: the shown one is paused, and its own panel gives the message to carry on,
     # once, behind the copy button; no banner says it again above.
     assert 'id="resume-after-import"' not in said

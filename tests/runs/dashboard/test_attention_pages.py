@@ -67,15 +67,20 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
     # The workflow's name plain, the words of where it is the link to the run (friction26b 11).
     assert '<span class="where-workflow">Plan and build</span>' in rows["waiting_for_user"]
-    assert f'<a class="where-link needs-you" href="/runs/{waiting.run_id}/"' in rows["waiting_for_user"]
-    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</a>" in rows["waiting_for_user"]
+    # One thing to click where the move is yours (friction28b 10): the where-words plain, the move the link.
+    assert '<span class="where-text needs-you"' in rows["waiting_for_user"]
+    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</span>" in rows["waiting_for_user"]
+    assert rows["waiting_for_user"].count("<a ") == 1
+    assert f'class="your-action" href="/runs/{waiting.run_id}/#waiting_for_user-1"' in rows["waiting_for_user"]
     assert '<span class="where-workflow">Risk-Scaled Merge Request Review</span>' in rows["blocked"]
     assert f'<a class="where-link" href="/runs/{stuck.run_id}/"' in rows["blocked"]
     assert "(run 2 of 2)" in rows["blocked"]
     # Its reason on a muted line of its own under the row's where-line (friction17b 17).
     assert "step 2 of 8" in rows["blocked"] and "did not attach" not in rows["blocked"]
     assert '<div class="where-reason muted small">the agent did not attach the list of changed files</div>' in html
-    assert f'href="/runs/{stalled.run_id}/"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
+    assert (
+        f'href="/runs/{stalled.run_id}/#stalled-1"' in rows["stalled"] and "step 2 of 3 · stalled " in rows["stalled"]
+    )
     assert f'href="/runs/{canceled.run_id}/"' in rows["canceled"] and ">canceled <time " in rows["canceled"]
     # The pill says whose move it is, for the session's most urgent run, and a filter counts each move's rows
     # (a run that waits for the user is not counted as stalled, however long it waits).
@@ -93,7 +98,8 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
     assert 'class="badge state-needs_you" data-move="yours">Your move · Confirm</span>' in row_of["CONF-1"]
-    assert 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>' in row_of["MR-77"]
+    retrying = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Refused · retrying</span>'
+    assert retrying in row_of["MR-77"]
     # Each chip filters to the sessions in that state.
     blocked_only = page(client, "/sessions/?status=blocked")
     assert "MR-77" in blocked_only and "CONF-1" not in blocked_only.split("<tbody>", 1)[1]
@@ -112,7 +118,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     assert "where the agent works" not in html and "the agent&#x27;s move" not in html
     panel = html.split('class="state-panel state-stalled"')[1].split("</section>")[0]
     assert 'class="verdict-line"' not in panel and "step 2 of 3" not in panel.split("agent-message")[0]
-    assert "Copy the message for the agent" in panel
+    assert "Copy the resume message" in panel
     assert "Resume the WorkRail workflow: call continue_workflow with stateToken &quot;st" in panel
     # The why and the raw token wait in one "Details" fold right under the panel, the run's, beside its ids:
     # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
@@ -238,10 +244,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     assert "which-chat" not in panel and 'data-paste-into="a new chat"' in panel
     assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
-    assert (
-        'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the message for the agent<'
-        in panel
-    )
+    assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the resume message<' in panel
     assert "Nothing to do." not in panel
     assert 'id="pending-step"' not in shown
 
@@ -317,7 +320,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         # Said by the run card's status line, once: the session's head keeps its facts only, the runs column
         # its name only, and the panel under the line says what to do.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        assert html.count("Agent&#x27;s move · Retrying</span>") == 1
+        assert html.count("Agent&#x27;s move · Refused · retrying</span>") == 1
         assert (
             visible(html).count("<strong>Record the Changed Files</strong> · step 2 of 8 · refused") == 1
         )  # the timeline's dots: tooltips

@@ -492,7 +492,7 @@ def test_the_workflow_pages_show_the_catalog_its_problems_and_an_outline(client,
     message = message.removesuffix('<span id="start-message-task" data-blank=""></span>')
     row = between(html, 'id="start-wr.risk_scaled_mr_review" hidden>', "</pre>")
     assert row.removeprefix('id="start-wr.risk_scaled_mr_review" hidden>') == message
-    assert 'data-copy-target="start-wr.risk_scaled_mr_review">Copy start message</button>' in html
+    assert 'data-copy-target="start-wr.risk_scaled_mr_review">Copy the start message</button>' in html
 
 
 def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(client, service_catalog):
@@ -609,7 +609,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     assert ">Resume here</h2>" in left and 'id="step-state">Left behind</span>' in left
     # The quiet outline, in sight with its line (friction16, friction19b 15, friction22a B3), under the one name of
     # its message.
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in left
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the resume message<' in left
     assert "No agent works on this branch. Resuming continues branch 2 from this step, as it was." in left
     assert "Want it back?" not in left
     synthesis = between(html, 'id="synthesis-title"', "</section>")

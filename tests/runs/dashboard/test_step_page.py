@@ -15,7 +15,7 @@ from tests.support.branched_review import REVIEW, blocked_review, forked_review,
 from tests.support.mcp_calls import start_workflow
 from tests.support.sample_session import advance
 
-BUTTON = "Copy the message for the agent"
+BUTTON = "Copy the resume message"
 
 pytestmark = pytest.mark.django_db
 
@@ -252,7 +252,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     assert "A redo below would start branch 3 instead, and mark branch 2 Replaced." in happens
     assert resume.index("copy-button") < resume.index('id="resume-what-happens"')
     assert "want-back" not in resume
-    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the message for the agent<' in resume
+    assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the resume message<' in resume
     # friction27a 2: for a new chat, as its line says: the chat that started the run is not named under it.
     assert "which-chat" not in resume and 'data-paste-into="a new chat"' in resume
     assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume

@@ -29,7 +29,8 @@ from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
-BUTTON = "Copy the message for the agent"
+BUTTON = "Copy the resume message"  # every resume panel's, and a step's "Resume here" (actions.COPY)
+MESSAGE = "Copy the message for the agent"  # a redo's with the same inputs, a hand-over's
 OLD_BUTTONS = ("Copy the sentence", "Copy stateToken", "Copy the call")
 
 
@@ -40,7 +41,7 @@ def page(client: Client, url: str) -> str:
 
 
 def copied(text: str, button: str = BUTTON) -> list[str]:
-    """What each `button` ("Copy the message for the agent") of a page copies: the text of its target."""
+    """What each `button` ("Copy the resume message") of a page copies: the text of its target."""
     found = []
     for target in re.findall(r'data-copy-target="([^"]+)">' + re.escape(button) + "</button>", text):
         body = re.search(r'<pre class="wrap agent-message" id="' + re.escape(target) + r'">(.*?)</pre>', text, re.S)
@@ -100,7 +101,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Retrying", "agents"),
+        "blocked": ("Agent's move · Refused · retrying", "agents"),
         # friction22a B9: not the agent's; friction23a A1, 23b 2: its line asks the person to stop that agent
         "superseded": ("Your move · Replaced", "yours"),
         "left_behind": ("Left behind", "nobody"),
@@ -109,12 +110,12 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "notes": ("Notes only", "nobody"),
     }
     # A blocked step whose agent stopped, or that waits for something only the person gives: the person's move.
-    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Blocked · agent stopped", "yours")
+    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Refused · agent stopped", "yours")
     # A settled state is nobody's move, whatever its source said.
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        # no action inside; a blocked step the agent resends reads "Retrying" (friction18b 2)
+        # no action inside; a blocked step the agent resends reads "Refused · retrying" (friction28a 2)
         assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
@@ -140,8 +141,8 @@ def test_a_blocked_pill_says_whether_its_agent_stopped_or_it_needs_your_input():
         out = Template("{% load dashboard %}{% state_chip 'blocked' where %}").render(Context({"where": where}))
         return chip(out)
 
-    assert drawn(False) == "Your move · Blocked · agent stopped"
-    assert drawn(True) == "Your move · Blocked · needs your input"
+    assert drawn(False) == "Your move · Refused · agent stopped"
+    assert drawn(True) == "Your move · Needs your input"
 
 
 def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_catalog, settings):
@@ -176,7 +177,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Retrying",
+        "blocked": "Agent's move · Refused · retrying",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -188,15 +189,16 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
             (r.split('data-state="')[1].split('"')[0], r) for r in text.split('<tr class="session-row')[1:]
         )
     }
-    # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one.
+    # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one; the
+    # line's one link: the words of where it is plain beside it (friction28b 10: two links side by side).
     link = re.search(
-        r' · <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
+        r'</span> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
     )
     assert link is not None, rows_where["stalled"]
-    assert f'href="/runs/{link.group(1)}/">' in rows_where["stalled"]  # the run the line names
+    assert rows_where["stalled"].count("<a ") == 1 and '<span class="where-text"' in rows_where["stalled"]
     # A confirmation's row links its panel too, in the same place (friction25a 10).
     reply = re.search(
-        r' · <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
+        r'</span> <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
         rows_where["needs_you"],
     )
     assert reply is not None, rows_where["needs_you"]
@@ -243,7 +245,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Retrying"
+    assert chip(status(text)) == "Agent's move · Refused · retrying"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -283,7 +285,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["yours"]
-    assert chip(status(text)) == "Your move · Blocked · agent stopped"
+    assert chip(status(text)) == "Your move · Refused · agent stopped"
     # The line no longer says the agent must act: it has not resent the step; the panel says what to do.
     assert "must resend" not in status(text) and "the agent has not resent it" in status(text)
     # The person's move: the panel leads with the message and its button, before the refusal's details.
@@ -301,7 +303,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(card) == [] and chip(card) == ""
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and chip(row) == "Your move · Blocked · agent stopped"  # the head's words
+    assert tags(row) == ["yours"] and chip(row) == "Your move · Refused · agent stopped"  # the head's words
     # The row says why it is yours, and its move links to the blocked panel that holds the message.
     where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
     assert (
@@ -366,8 +368,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     ack(start)
     root = str(tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id)
     text = page(client, f"/nodes/{root}/")
-    assert text.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text)
+    assert text.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text, MESSAGE)
     assert token_of(message) == int(root) and "Prepare" in message
 
     form = {"context": '{"service": "billing", "target": "production"}', "reason": "Production."}
@@ -376,8 +378,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     text = page(client, response["Location"].split("#")[0])
     handover = text.split('class="fork-handover"')[1].split("</section>")[0]
-    assert handover.count(BUTTON) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text)
+    assert handover.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text, MESSAGE)
     assert token_of(message) == child.public_id
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call fold-quiet">' in handover and 'id="agent-call"' in handover
@@ -419,7 +421,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Retrying"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Refused · retrying"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 

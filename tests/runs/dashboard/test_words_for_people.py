@@ -219,7 +219,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
         ]
     )
     # A canceled run's refusal is the expected answer, tagged apart from failures (by its code).
-    assert [line.label for line in recent_calls()] == ["Turned away", "Blocked", "OK"]  # newest first
+    assert [line.label for line in recent_calls()] == ["Turned away", "Refused", "OK"]  # newest first
     ToolCall.objects.create(tool="continue_workflow", outcome="STORE_BUSY", duration_ms=1834.25, started_at=now)
     shown = page(client, "/timings/")
     assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown
@@ -252,7 +252,7 @@ def test_the_refused_column_stays_when_no_call_was_refused(client):
 
 def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("continue_workflow", "ok") == ""
-    assert call_words("continue_workflow", "blocked") == "the step was held: the output lacked something"
+    assert call_words("continue_workflow", "blocked") == "the answer was refused: it lacked something"
     # A code the agent was told: turned away (friction26b 13), not a failure of the server.
     assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow was turned away: the store was busy"
     assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow was turned away: bundle too large"

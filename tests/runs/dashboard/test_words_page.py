@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from django.test import Client
 
@@ -23,7 +25,22 @@ def test_the_words_page_lists_every_term_once_and_links_the_states(client):
         assert text.count(f'<div id="{term.anchor}"><dt>') == 1, term
     # The states are the sessions list's legend's: linked, not said again.
     assert 'href="/sessions/#state-meanings">What the states mean</a>' in text
-    assert "Blocked · agent stopped" not in text
+    assert "Refused · agent stopped" not in text
+
+
+def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, service_catalog):
+    """friction28a 2, 28b 8: a refused step went by "Retrying", "Refused" and "Blocked · agent stopped", and
+    "Blocked · needs your input" named another situation. Now "Refused" with its stage, needs-input its own
+    name; the glossary tells a refused answer from a call turned away."""
+    forked_review()  # the sessions list shows its legend once it lists a session
+    words = page(client, "/words/")
+    legend = page(client, "/sessions/").split('id="state-meanings"')[1].split("</details>")[0]
+    for text in (words, legend):
+        assert "Blocked" not in text and "Retrying" not in text
+    for said in ("Refused · agent stopped", "Refused · retrying", "Needs your input"):
+        assert f"<strong>{html.escape(said)}</strong>" in legend, said
+    terms = {term.word: term.means for term in glossary.TERMS}
+    assert "Refused" in terms and "not a refused answer" in terms["Turned away"]
 
 
 def test_every_page_header_and_a_runs_other_branches_lead_to_the_words(client, service_catalog):

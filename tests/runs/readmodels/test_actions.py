@@ -23,7 +23,9 @@ OLD_NAMES = (
     "Hand this branch to the agent",
     "Give an agent this step again",
     "The resume message",
-    "resume message",  # the graph key's "give one the resume message" (friction12 item 5)
+    # the graph key's "give one the resume message" (friction12 item 5); the button that copies it is now named
+    # by its action, "Copy the resume message" (friction28b 7), from the one table (actions.COPY)
+    "give one the resume message",
     "sentence below",
     "Resume this branch…",  # a third name for the message's button (friction16b 12)
     "only if the agent has stopped",  # a note beside a solid button, now a closed disclosure (friction16)
@@ -134,7 +136,12 @@ def test_every_copy_button_says_its_words_from_the_table():
     assert actions.share_label("confirmed") == "Share “Confirmed”…"
     assert actions.share_label("changes") == "Share “Not yet”…"
     assert actions.share_label("message") == "Share…"
-    assert set(actions.COPY) == set(actions.SHARE) == {"message", "confirmed", "changes"}
+    assert set(actions.COPY) == set(actions.SHARE) == {"message", "resume", "start", "confirmed", "changes"}
+    # friction28b 7, 9: the resume and start buttons say their action, the same wherever they are.
+    assert (actions.copy_label("resume"), actions.copy_label("start")) == (
+        "Copy the resume message",
+        "Copy the start message",
+    )
     written = {path.name: _template_text(path) for path in TEMPLATES.glob("*.html")}
     for label in actions.COPY.values():
         for name, text in written.items():

@@ -138,7 +138,7 @@ def test_a_session_names_its_blocked_run_not_its_first_one(service_catalog):
     assert row.where.run_name == "Risk-Scaled Merge Request Review"
     assert row.where.run_number == 2
     assert row.where.words.startswith("Record the Changed Files · step 2 of ")  # its name first
-    # In plain words, beside the badge that says "Blocked": the words do not say it again.
+    # In plain words, beside the badge that says "Refused": the words do not say it again.
     assert row.where.words.endswith(" · the agent did not attach the list of changed files")
     # The session's page opens on that run.
     from runs.dashboard.sessions import default_run

@@ -14,6 +14,8 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
         "Session",
         "Run",
         "Step",
+        "Refused",
+        "Turned",
         "Branch",
         "Left",
         "Replaced",

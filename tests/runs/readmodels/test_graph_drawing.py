@@ -280,7 +280,7 @@ def test_each_branch_tip_carries_its_state_as_a_class_and_a_word():
     assert "state-blocked" in card_classes(svg, "2") and "state-waiting" in card_classes(svg, "4")
     tag = r'<text class="tag-text state state-[\w-]+"[^>]*>([^<]*)<'
     words = {node: re.findall(tag, card(svg, node)) for node in "234"}
-    assert words == {"2": ["Blocked"], "3": ["Left behind"], "4": ["Confirm"]}
+    assert words == {"2": ["Refused"], "3": ["Left behind"], "4": ["Confirm"]}
     assert step_line(svg, "2") == "step 2"  # said once, by the state tag
     assert "its branch: Left behind (no agent works on this branch any more)" in card(svg, "3")
     keys = [entry.key for entry in graph_drawing.legend(run, shown="4", states=states)]
@@ -313,8 +313,8 @@ def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
     assert step_line(svg, "3") == "step 1"  # a fork waits at its parent's step
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
     assert "blocked" in card_classes(svg, "2")
-    assert step_line(svg, "2") == "step 2 · blocked"
-    assert "the answer to this step was refused" in card(svg, "2")
+    assert step_line(svg, "2") == "step 2 · refused"
+    assert "refused: the agent must send this step&#x27;s answer again" in card(svg, "2")
 
 
 def test_the_legend_lists_only_the_marks_the_drawing_holds():

@@ -9,4 +9,4 @@ def test_every_state_has_a_clause_and_a_refused_step_says_whose_move():
     assert set(states.AS_WORDS) == set(states.LABELS)
     assert states.as_words("running", "agents") == "the agent is working"
     assert states.as_words("blocked", "agents") == "the agent is resending a refused step"
-    assert states.as_words("blocked", "yours") == "blocked, your move"
+    assert states.as_words("blocked", "yours") == "refused, your move"
