@@ -186,9 +186,26 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
     log_in_to_admin(sized_page, site)
     visit(sized_page, site + "/workflows/", "signed-in")
     line = sized_page.locator("#account-line")
+    avatar = sized_page.get_by_role("button", name="Signed in as admin")
     if viewport == PHONE:
         expect(line).to_be_hidden()
-        sized_page.locator(".nav-more summary").click()
+        # In sight in the bar itself (friction28b 3): the person's letter, a 44px slot on the bar's row, touching
+        # none of the row's other entries, and a tap on it opens "More".
+        expect(avatar).to_be_visible()
+        expect(avatar).to_have_text("A")
+        slot = avatar.bounding_box()
+        assert slot and slot["width"] >= 44 and slot["height"] >= 44, slot
+        row = [sized_page.locator(s).bounding_box() for s in (".brand", ".nav-more summary", ".words-link")]
+        row += [b.bounding_box() for b in sized_page.locator(".topbar .nav > li").filter(visible=True).all()]
+        row = [box for box in row if box]
+        visible = avatar.locator("span").bounding_box()
+        assert visible
+        for box in row:
+            apart = box["x"] + box["width"] <= visible["x"] or visible["x"] + visible["width"] <= box["x"]
+            assert apart, (box, visible)
+        tops = {round(box["y"] + box["height"] / 2) for box in [*row, visible]}
+        assert max(tops) - min(tops) < 8, tops
+        avatar.click()
         who = sized_page.locator(".nav-more .menu-who")
         expect(who).to_have_text("Signed in as admin")
         expect(who).to_be_in_viewport()
@@ -200,6 +217,7 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         assert pages and logout and logout["y"] < pages["y"], (logout, pages)
         out = sized_page.locator(".nav-more .menu-logout")
     else:
+        expect(avatar).to_be_hidden()  # the line says it in words
         expect(line).to_have_text("Signed in as admin · Log out")
         bar, nav = line.bounding_box(), sized_page.locator(".topbar nav").bounding_box()
         assert bar and nav and abs(bar["y"] + bar["height"] / 2 - (nav["y"] + nav["height"] / 2)) < 8, (bar, nav)
