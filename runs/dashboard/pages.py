@@ -62,9 +62,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "node": node,
         "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
-        # The live dot only where something can still change (as on the session page): a step of a run going on
-        # that is not done yet; a done step's page still follows the run, without the dot (friction13 item 14).
-        "live_dot": node.run.status not in ("complete", "canceled") and step.state not in states.FINISHED,
+        # The live dot wherever the page still changes by itself: while the run goes on, a done step's page too,
+        # whose "the run is now at …" follows the run (friction28a 7; it had none since friction13 item 14).
+        "live_dot": node.run.status not in ("complete", "canceled"),
         # The run page's pending line, here too while the agent is on this step (or waits in its chat for you).
         "at_work": at_work,
         "mode_words": preferences.unusual_mode_words(node.preferences),

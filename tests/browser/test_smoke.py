@@ -98,14 +98,17 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert len(tops) == 1, tops
     more = menu.locator(".nav-more summary")
     expect(more).to_have_text("More: Admin")  # "More" (friction18a 15), highlighted, naming the page in it (26a 16)
-    # The account line takes no second row of the bar (friction17b 8): the bar is one row, its theme switch at
-    # the end; "Change password" and "Log out" are in "More ▾".
+    # The bar's end is every dashboard page's (friction28a 7, 28b 19): the person's letter, then the "?", no theme
+    # switch; "Change password" and "Log out" are in "More ▾". One row.
     tools = page.locator("#user-tools")
     expect(tools.get_by_role("button", name="Log out")).to_be_hidden()
-    expect(tools.get_by_role("link", name="Change password")).to_be_hidden()
-    expect(tools.locator(".theme-toggle")).to_be_visible()
-    bar = [page.locator(i).bounding_box() for i in ("#site-name", "#user-tools .theme-toggle")]
-    assert bar[0] and bar[1] and abs((bar[0]["y"] + bar[0]["height"] / 2) - (bar[1]["y"] + bar[1]["height"] / 2)) < 8
+    expect(page.locator(".theme-toggle")).to_have_count(0)
+    expect(tools.get_by_role("button", name="Signed in as admin")).to_be_visible()
+    expect(tools.get_by_role("link", name="Words used here")).to_be_visible()
+    bar = [page.locator(i).bounding_box() for i in ("#site-name", "#user-tools .words-link", ".nav-more summary")]
+    assert all(bar), bar
+    assert max(b["y"] + b["height"] / 2 for b in bar) - min(b["y"] + b["height"] / 2 for b in bar) < 8, bar
+    assert bar[2]["x"] + bar[2]["width"] < page.locator("#user-tools .account-avatar span").bounding_box()["x"]
     more.click()
     for name, href in (("Connect", "/connect/"), ("Tool timings", "/timings/")):
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
@@ -128,7 +131,10 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert len(rights) == 1, rights
     admin_left = brand.bounding_box()["x"]
     expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
-    expect(page.locator("#user-tools").get_by_role("button", name="Log out")).to_be_visible()  # Django's own tools stay
+    # The dashboard's line, in its words and style, not Django's "Change password / Log out".
+    expect(page.locator("#account-line")).to_have_text("Signed in as admin · Log out")
+    expect(page.locator("#user-tools").get_by_role("link", name="Change password")).to_have_count(0)
+    expect(page.locator("#user-tools").get_by_role("link", name="Words used here")).to_be_visible()
     menu.get_by_role("link", name="Workflows").click()
     expect(page).to_have_url(site + "/workflows/")
     dashboard_left = page.locator("header.topbar a.brand").bounding_box()["x"]
