@@ -25,7 +25,6 @@ from runs.readmodels import (
     preferences,
     ran_elsewhere,
     run_view,
-    states,
     step_actions,
     step_state,
     trace,
