@@ -584,6 +584,18 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The crumbs are whole at both sizes: one cut short on a phone left a wide gap before its "/" (friction16b 8).
     phone = (sized_page.viewport_size or {})["width"] < 600
     middle = sized_page.locator(".crumbs a.crumb-mid")
+    # On a phone the crumbs are one line, the way up to the step's branch (friction28a 13, 28b 11).
+    up = sized_page.locator(".crumb-up a")
+    if phone:
+        expect(sized_page.locator(".crumbs")).to_be_hidden()
+        expect(up).to_have_text(re.compile(r"^← .+ \(branch \d+\)$"))
+        assert "?tip=" in (up.get_attribute("href") or "")
+        # The link one piece on one line, where the step stands after it (the heading does not say it).
+        link = up.bounding_box()
+        assert link and link["height"] < 30, link
+        expect(sized_page.locator(".crumb-up .crumb-here")).to_have_text(re.compile(r"^ · step \d+ of \d+$"))
+    else:
+        expect(up).to_be_hidden()
     expect(middle).to_have_count(3)  # the session, the run, and on a forked run the step's branch
     expect(sized_page.locator("#crumb-branch")).to_have_text(re.compile(r"^branch \d+$"))
     for crumb in middle.all():
