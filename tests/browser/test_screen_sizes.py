@@ -301,6 +301,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         # Folded, the step names what a tap opens, a muted word on its title's line inside the one summary: no
         # second control (friction25b 3, friction24b 16).
         expect(head.locator(".step-open")).to_have_text("· prompt")
+        # Its ▸ before the word, as a desktop's "▸ Prompt", none before the title (friction28b 12).
+        marker = "(e, where) => getComputedStyle(e, where).content"
+        assert head.evaluate(marker, "::before") == "none"
+        assert head.locator(".step-open-word").evaluate(marker, "::before").startswith('"▸ "')
         title, opens = (head.locator(i).bounding_box() for i in ("h3", ".step-open"))
         assert title and opens and abs(title["y"] + title["height"] - opens["y"] - opens["height"]) < 6
         expect(first.locator("a.step-page")).to_have_count(1)
