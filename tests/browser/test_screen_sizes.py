@@ -67,6 +67,14 @@ def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     expect(state).to_be_visible()
     shown = state.evaluate("cell => getComputedStyle(cell, '::before').content")
     assert shown in ("none", "normal")
+    # On a desktop every column's name is one line ("LAST ACTIVITY" wrapped: friction28a 19).
+    if viewport_name(sized_page) != "phone":
+        heads = sized_page.locator("table.session-list thead th")
+        for index in range(heads.count()):
+            lines = (
+                "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length; }"
+            )
+            assert heads.nth(index).evaluate(lines) == 1, heads.nth(index).inner_text()
     console_log.assert_clean()
 
 
