@@ -687,7 +687,18 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
         assert abs(middle(label) - middle(field)) < 2 and label["x"] < field["x"], (label, field)
     else:
         assert label["y"] + label["height"] <= field["y"], (label, field)
+    # On a phone each row's copy button is the small secondary one (friction28b 18): a small box in a thumb's target.
+    copy = sized_page.locator("table.catalog .row-start .copy-button").first
+    small = copy.evaluate("b => getComputedStyle(b).fontSize")
+    assert (small == "13.12px") == ((sized_page.viewport_size or {})["width"] < 600), small
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
+    if (sized_page.viewport_size or {})["width"] < 600:
+        # A phone's bullet lists are indented by their bullet, not 40 px (friction28b 18).
+        indents = sized_page.evaluate(
+            "() => [...document.querySelectorAll('main ul, main ol')].filter((l) => l.checkVisibility()"
+            " && getComputedStyle(l).listStyleType !== 'none').map((l) => parseFloat(getComputedStyle(l).paddingLeft))"
+        )
+        assert indents and max(indents) <= 20, indents
     # What a person needs first: the name, the description, how to start it, then the outline; About and the
     # rest below it.
     order = sized_page.evaluate(
