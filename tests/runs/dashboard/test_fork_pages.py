@@ -251,7 +251,8 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # A phone's one line of crumbs (friction28a 13): up to the step's branch, named with its run, then the place.
     up = between(page, '<p class="crumb-up">', "</p>")
     assert up == (
-        f'<p class="crumb-up"><a href="/runs/{child.run.public_id}/?tip={child.public_id}"><span aria-hidden="true">← </span>'
+        f'<p class="crumb-up"><a href="/runs/{child.run.public_id}/?tip={child.public_id}">'
+        '<span aria-hidden="true">← </span>'
         'Release (branch 2)</a><span class="crumb-here"> · step 1 of 5</span>'
     ), up
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
