@@ -60,7 +60,8 @@ def already_imported(existing: Existing) -> WorkRailError:
         ErrorCode.BUNDLE_ALREADY_IMPORTED,
         f"{what}: session {_called(existing)}. Importing it again would make a duplicate, so nothing was imported.",
         f"Open the existing session at {url}. To import a separate copy with new ids anyway, import it as a copy "
-        "('Import as a copy' on the dashboard, ?copy=true in the API, --copy for manage.py import_bundle).",
+        "('import it as a separate copy' on the dashboard's import page, ?copy=true in the API, --copy for "
+        "manage.py import_bundle).",
         details={"sessionId": existing.session_id, "url": url, "sameBundle": existing.same_bundle},
     )
 

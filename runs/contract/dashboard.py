@@ -963,6 +963,13 @@ class NodeDetail(Shape):
         default=None, description="When this node's step is the one refused: why, what to resend, since when."
     )
 
+    @property
+    def work_goes_on_elsewhere(self) -> bool:
+        """Its branch is left behind or replaced: the run's other branches are where the work goes on, so a phone
+        shows their list open rather than folded to its count (_branches.html, friction28b 11)."""
+        mine = self.on_branch
+        return mine is not None and bool(self.other_branches) and (mine.left_behind or mine.state == "superseded")
+
 
 class EventEntry(Shape):
     seq: int

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.contrib import messages
 from django.contrib.staticfiles import finders
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -25,7 +27,6 @@ from runs.readmodels import (
     preferences,
     ran_elsewhere,
     run_view,
-    states,
     step_actions,
     step_state,
     trace,
@@ -42,6 +43,26 @@ from workflows_app.prose import about_below_the_name
 from workflows_app.tags import UNTAGGED
 
 UNTAGGED_LABEL = "Untagged"  # the dashboard's label for the bucket of workflows no tag names
+
+
+class CrumbUp(NamedTuple):
+    """A phone's one line of crumbs (_crumb_up.html, friction28a 13): the way up, and where the page's step stands."""
+
+    href: str
+    label: str
+    here: str = ""
+
+
+def node_crumb_up(node: run_view.NodeDetail) -> CrumbUp:
+    """A step's parent: its branch where the run has several ("Focused Plan Routine (branch 1)"), else its run."""
+    run_url = reverse("run", args=[node.run.run_id])
+    here = node.place.words if node.place else (f"step {node.step_number}" if node.step_number else "")
+    if node.run.branch_count > 1 and node.on_branch:
+        branch = node.on_branch
+        return CrumbUp(
+            f"{run_url}?tip={branch.tip_node_id}", f"{node.run.workflow_name} (branch {branch.number})", here
+        )
+    return CrumbUp(run_url, node.run.workflow_name, here)
 
 
 @require_safe
@@ -61,11 +82,12 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     context = {
         "nav": "sessions",
         "node": node,
+        "crumb_up": node_crumb_up(node),
         "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
-        # The live dot only where something can still change (as on the session page): a step of a run going on
-        # that is not done yet; a done step's page still follows the run, without the dot (friction13 item 14).
-        "live_dot": node.run.status not in ("complete", "canceled") and step.state not in states.FINISHED,
+        # The live dot wherever the page still changes by itself: while the run goes on, a done step's page too,
+        # whose "the run is now at …" follows the run (friction28a 7; it had none since friction13 item 14).
+        "live_dot": node.run.status not in ("complete", "canceled"),
         # The run page's pending line, here too while the agent is on this step (or waits in its chat for you).
         "at_work": at_work,
         "mode_words": preferences.unusual_mode_words(node.preferences),

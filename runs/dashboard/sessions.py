@@ -132,7 +132,6 @@ class MoveFilter:
     words: str
     count: int
     means: str = ""
-    short: str = ""  # its words on a phone (states.MOVE_FILTER_SHORT); "" to show `words` there too
 
 
 def sections(page: SessionPage) -> list[Section]:
@@ -222,7 +221,6 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
             words,
             counts[name],
             f"{states.MOVE_FILTER_MEANS[name]}{f' ({reasons})' if name == 'yours' and reasons else ''}.",
-            states.MOVE_FILTER_SHORT[name],
         )
         for name, words in states.MOVE_FILTERS.items()
     ]

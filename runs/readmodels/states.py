@@ -293,9 +293,8 @@ YOURS_ALWAYS: tuple[StateName, ...] = tuple(state for state in ORDER if MOVES[st
 # The sessions list's filters by whose move, in its order, and what each gathers (its tooltip): the rows whose
 # pill has that colour.
 MOVE_FILTERS: dict[Move, str] = {"yours": YOUR_MOVE, "agents": NEXT_MOVE_WORDS["agents"], "nobody": "Nothing to do"}
-# The same filters in a word, as a phone shows them so that the four fit one row at 390 px (friction25a 15, 25b 15:
-# they wrapped to two rows of tall pills); the words above stay for screen readers and wider screens.
-MOVE_FILTER_SHORT: dict[Move, str] = {"yours": "Yours", "agents": "Agent's", "nobody": "Nothing"}
+# In the same words at every size (friction28a 14, 28b 17: a phone's "Yours 3 / Nothing 1" read unlike the
+# desktop's); a phone's flatter chips wrap to a second line when they do not fit.
 MOVE_FILTER_MEANS: dict[Move, str] = {
     "yours": "The sessions waiting for you: to confirm a step, to give a step your input, or to resume a"
     " paused, stalled or stopped agent",

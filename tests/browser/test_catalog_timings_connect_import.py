@@ -387,23 +387,24 @@ def test_the_import_page_says_what_a_bundle_is_under_one_heading(sized_page, con
     expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: ses_1.workrail-bundle.json (2 bytes)")
     expect(import_button).to_be_enabled()
     # The copy option sits right under the zone, at its left edge, not far off to the right of it.
-    drop, copy = zone.bounding_box(), sized_page.get_by_label("Import as a copy").bounding_box()
+    drop, copy = zone.bounding_box(), sized_page.locator(".copy-option").bounding_box()
     assert drop is not None and copy is not None
     assert 0 <= copy["y"] - (drop["y"] + drop["height"]) < 40 and copy["x"] - drop["x"] < 40
-    # Its hint says both outcomes and stays with it: right of the box, under the option's words, at every size
-    # (friction19a 14: on a phone it sat on a line of its own, under the box).
-    hint = sized_page.locator("#copy-hint")
-    expect(hint).to_have_text(
-        "If its session is here already: ticked, it comes in as a copy with new ids; unticked, the page says so and"
-        " links to the one here."
+    # One sentence, the case first, then the box and what not ticking it does (friction28a 17).
+    expect(sized_page.locator(".copy-option")).to_have_text(
+        "If this session is already here: import it as a separate copy (otherwise you get a link to the one here)"
     )
-    hint_box = hint.bounding_box()
-    assert hint_box is not None and hint_box["x"] >= copy["x"] + copy["width"], (hint_box, copy)
-    assert hint_box["y"] - (copy["y"] + copy["height"]) < 30
+    lead, box = sized_page.locator("#copy-lead").bounding_box(), sized_page.locator(".copy-option input")
+    assert lead and (b := box.bounding_box()) and (b["x"] > lead["x"] or b["y"] > lead["y"]), (lead, b)
+    # The file's name is one piece, never broken inside (friction28a 17), and the page's crumb leads back.
+    for name in sized_page.locator("code", has_text=".workrail-bundle.json").filter(visible=True).all():
+        assert name.evaluate("e => e.getClientRects().length") == 1
+    expect(sized_page.locator("p.crumbs")).to_have_text("Sessions / Import")
+    expect(sized_page.get_by_role("link", name="All sessions")).to_have_count(0)
     # The Import button under the option, at the form's left edge (the drop zone's), not floating beside the
     # option's hint (friction22a B14).
     button_box = import_button.bounding_box()
-    assert button_box is not None and button_box["y"] >= hint_box["y"] + hint_box["height"], (button_box, hint_box)
+    assert button_box is not None and button_box["y"] >= copy["y"] + copy["height"], (button_box, copy)
     assert abs(button_box["x"] - drop["x"]) < 2, (button_box, drop)
     keep_screenshot(sized_page, "import-chosen")
     assert_fits(sized_page)

@@ -47,7 +47,7 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
 
     # The file is still chosen: tick the copy option and import again, nothing to choose twice (friction9 15).
     expect(error).not_to_contain_text("choose the file again")
-    page.get_by_label("Import as a copy").check()
+    page.get_by_label("import it as a separate copy").check()
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator(".messages")).to_contain_text(", a copy with new ids")
     expect(page.locator(".messages")).to_contain_text("tokens from the original session still point at the original")

@@ -66,6 +66,14 @@ def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     expect(state).to_be_visible()
     shown = state.evaluate("cell => getComputedStyle(cell, '::before').content")
     assert shown in ("none", "normal")
+    # On a desktop every column's name is one line ("LAST ACTIVITY" wrapped: friction28a 19).
+    if viewport_name(sized_page) != "phone":
+        heads = sized_page.locator("table.session-list thead th")
+        for index in range(heads.count()):
+            lines = (
+                "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length; }"
+            )
+            assert heads.nth(index).evaluate(lines) == 1, heads.nth(index).inner_text()
     console_log.assert_clean()
 
 
@@ -315,6 +323,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         # Folded, the step names what a tap opens, a muted word on its title's line inside the one summary: no
         # second control (friction25b 3, friction24b 16).
         expect(head.locator(".step-open")).to_have_text("· prompt")
+        # Its ▸ before the word, as a desktop's "▸ Prompt", none before the title (friction28b 12).
+        marker = "(e, where) => getComputedStyle(e, where).content"
+        assert head.evaluate(marker, "::before") == "none"
+        assert head.locator(".step-open-word").evaluate(marker, "::before").startswith('"▸ "')
         title, opens = (head.locator(i).bounding_box() for i in ("h3", ".step-open"))
         assert title and opens and abs(title["y"] + title["height"] - opens["y"] - opens["height"]) < 6
         expect(first.locator("a.step-page")).to_have_count(1)
@@ -468,7 +480,11 @@ def test_a_looped_run(sized_page, console_log, site, looped):
         lines, marker = head.evaluate(HANGING)
         assert len(lines) >= 2, lines
         assert all(abs(left - lines[0][0]) <= 1 for left, _, _ in lines), lines
-        assert marker["right"] <= lines[0][0], (marker, lines)  # in the gutter, left of the text
+        if head.locator(".step-open").count():
+            # A step with a prompt has its marker before "prompt", none in the gutter (friction28b 12).
+            assert head.evaluate("s => getComputedStyle(s, '::before').content") == "none"
+        else:
+            assert marker["right"] <= lines[0][0], (marker, lines)  # in the gutter, left of the text
         first_top, first_bottom = lines[0][1], lines[0][2]
         assert first_top - 1 <= marker["top"] and marker["bottom"] <= first_bottom + 1, (marker, lines)
         # The Timeline and Mode folds: the heading's lines start at one x, right of the marker, which sits on
@@ -592,6 +608,18 @@ def test_a_node_page(sized_page, console_log, site, forked):
     # The crumbs are whole at both sizes: one cut short on a phone left a wide gap before its "/" (friction16b 8).
     phone = (sized_page.viewport_size or {})["width"] < 600
     middle = sized_page.locator(".crumbs a.crumb-mid")
+    # On a phone the crumbs are one line, the way up to the step's branch (friction28a 13, 28b 11).
+    up = sized_page.locator(".crumb-up a")
+    if phone:
+        expect(sized_page.locator(".crumbs")).to_be_hidden()
+        expect(up).to_have_text(re.compile(r"^← .+ \(branch \d+\)$"))
+        assert "?tip=" in (up.get_attribute("href") or "")
+        # The link one piece on one line, where the step stands after it (the heading does not say it).
+        link = up.bounding_box()
+        assert link and link["height"] < 30, link
+        expect(sized_page.locator(".crumb-up .crumb-here")).to_have_text(re.compile(r"^ · step \d+ of \d+$"))
+    else:
+        expect(up).to_be_hidden()
     expect(middle).to_have_count(3)  # the session, the run, and on a forked run the step's branch
     expect(sized_page.locator("#crumb-branch")).to_have_text(re.compile(r"^branch \d+$"))
     for crumb in middle.all():
@@ -671,7 +699,18 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
         assert abs(middle(label) - middle(field)) < 2 and label["x"] < field["x"], (label, field)
     else:
         assert label["y"] + label["height"] <= field["y"], (label, field)
+    # On a phone each row's copy button is the small secondary one (friction28b 18): a small box in a thumb's target.
+    copy = sized_page.locator("table.catalog .row-start .copy-button").first
+    small = copy.evaluate("b => getComputedStyle(b).fontSize")
+    assert (small == "13.12px") == ((sized_page.viewport_size or {})["width"] < 600), small
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
+    if (sized_page.viewport_size or {})["width"] < 600:
+        # A phone's bullet lists are indented by their bullet, not 40 px (friction28b 18).
+        indents = sized_page.evaluate(
+            "() => [...document.querySelectorAll('main ul, main ol')].filter((l) => l.checkVisibility()"
+            " && getComputedStyle(l).listStyleType !== 'none').map((l) => parseFloat(getComputedStyle(l).paddingLeft))"
+        )
+        assert indents and max(indents) <= 20, indents
     # What a person needs first: the name, the description, how to start it, then the outline; About and the
     # rest below it.
     order = sized_page.evaluate(

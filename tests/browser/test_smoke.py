@@ -98,14 +98,17 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert len(tops) == 1, tops
     more = menu.locator(".nav-more summary")
     expect(more).to_have_text("More: Admin")  # "More" (friction18a 15), highlighted, naming the page in it (26a 16)
-    # The account line takes no second row of the bar (friction17b 8): the bar is one row, its theme switch at
-    # the end; "Change password" and "Log out" are in "More ▾".
+    # The bar's end is every dashboard page's (friction28a 7, 28b 19): the person's letter, then the "?", no theme
+    # switch; "Change password" and "Log out" are in "More ▾". One row.
     tools = page.locator("#user-tools")
     expect(tools.get_by_role("button", name="Log out")).to_be_hidden()
-    expect(tools.get_by_role("link", name="Change password")).to_be_hidden()
-    expect(tools.locator(".theme-toggle")).to_be_visible()
-    bar = [page.locator(i).bounding_box() for i in ("#site-name", "#user-tools .theme-toggle")]
-    assert bar[0] and bar[1] and abs((bar[0]["y"] + bar[0]["height"] / 2) - (bar[1]["y"] + bar[1]["height"] / 2)) < 8
+    expect(page.locator(".theme-toggle")).to_have_count(0)
+    expect(tools.get_by_role("button", name="Signed in as admin")).to_be_visible()
+    expect(tools.get_by_role("link", name="Words used here")).to_be_visible()
+    bar = [page.locator(i).bounding_box() for i in ("#site-name", "#user-tools .words-link", ".nav-more summary")]
+    assert all(bar), bar
+    assert max(b["y"] + b["height"] / 2 for b in bar) - min(b["y"] + b["height"] / 2 for b in bar) < 8, bar
+    assert bar[2]["x"] + bar[2]["width"] < page.locator("#user-tools .account-avatar span").bounding_box()["x"]
     more.click()
     for name, href in (("Connect", "/connect/"), ("Tool timings", "/timings/")):
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
@@ -128,7 +131,10 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert len(rights) == 1, rights
     admin_left = brand.bounding_box()["x"]
     expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
-    expect(page.locator("#user-tools").get_by_role("button", name="Log out")).to_be_visible()  # Django's own tools stay
+    # The dashboard's line, in its words and style, not Django's "Change password / Log out".
+    expect(page.locator("#account-line")).to_have_text("Signed in as admin · Log out")
+    expect(page.locator("#user-tools").get_by_role("link", name="Change password")).to_have_count(0)
+    expect(page.locator("#user-tools").get_by_role("link", name="Words used here")).to_be_visible()
     menu.get_by_role("link", name="Workflows").click()
     expect(page).to_have_url(site + "/workflows/")
     dashboard_left = page.locator("header.topbar a.brand").bounding_box()["x"]
@@ -186,9 +192,26 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
     log_in_to_admin(sized_page, site)
     visit(sized_page, site + "/workflows/", "signed-in")
     line = sized_page.locator("#account-line")
+    avatar = sized_page.get_by_role("button", name="Signed in as admin")
     if viewport == PHONE:
         expect(line).to_be_hidden()
-        sized_page.locator(".nav-more summary").click()
+        # In sight in the bar itself (friction28b 3): the person's letter, a 44px slot on the bar's row, touching
+        # none of the row's other entries, and a tap on it opens "More".
+        expect(avatar).to_be_visible()
+        expect(avatar).to_have_text("A")
+        slot = avatar.bounding_box()
+        assert slot and slot["width"] >= 44 and slot["height"] >= 44, slot
+        row = [sized_page.locator(s).bounding_box() for s in (".brand", ".nav-more summary", ".words-link")]
+        row += [b.bounding_box() for b in sized_page.locator(".topbar .nav > li").filter(visible=True).all()]
+        row = [box for box in row if box]
+        visible = avatar.locator("span").bounding_box()
+        assert visible
+        for box in row:
+            apart = box["x"] + box["width"] <= visible["x"] or visible["x"] + visible["width"] <= box["x"]
+            assert apart, (box, visible)
+        tops = {round(box["y"] + box["height"] / 2) for box in [*row, visible]}
+        assert max(tops) - min(tops) < 8, tops
+        avatar.click()
         who = sized_page.locator(".nav-more .menu-who")
         expect(who).to_have_text("Signed in as admin")
         expect(who).to_be_in_viewport()
@@ -200,6 +223,7 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         assert pages and logout and logout["y"] < pages["y"], (logout, pages)
         out = sized_page.locator(".nav-more .menu-logout")
     else:
+        expect(avatar).to_be_hidden()  # the line says it in words
         expect(line).to_have_text("Signed in as admin · Log out")
         bar, nav = line.bounding_box(), sized_page.locator(".topbar nav").bounding_box()
         assert bar and nav and abs(bar["y"] + bar["height"] / 2 - (nav["y"] + nav["height"] / 2)) < 8, (bar, nav)

@@ -97,7 +97,7 @@ def test_the_form_shows_the_refusal_inline_with_a_link_and_the_copy_option(clien
     page = answer.content.decode()
     form = page[page.index('<form class="card import-form"') : page.index("</form>")]
     assert "BUNDLE_ALREADY_IMPORTED" in form and f'href="/sessions/{original}/"' in form
-    assert 'name="copy"' in form and "Import as a copy" in form
+    assert 'name="copy"' in form and "import it as a separate copy" in form
     copied = client.post("/sessions/import", {"bundle": SimpleUploadedFile("b.json", data), "copy": "1"})
     assert copied.status_code == 302 and copied["Location"] != f"/sessions/{original}/"
     assert Session.objects.count() == 2

@@ -10,7 +10,7 @@ from django.test import Client
 
 from runs.readmodels import run_view
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review, node_id_of
+from tests.support.branched_review import blocked_review, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
@@ -424,3 +424,16 @@ def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state
     assert 'data-move="yours">Your move · Stalled</span>' in banner
     assert ">Draft Plan with Risks · step 2 of 3 · stalled <time" in banner
     assert 'id="run-status"' not in html and "Latest:" not in html and 'id="other-branches"' not in html
+
+
+def test_a_step_left_behind_shows_the_runs_other_branches_open(client, service_catalog):
+    """On a phone the run's other branches fold to their count, but where the step's own branch is left behind they
+    are where the work goes on: the list is open (friction28b 11). A step of the live branch keeps it folded."""
+    rewound = made.left_behind()
+    run = page(client, f"/runs/{rewound.run_id}/")
+    tip = run.split('class="left-behind-line" id="left_behind-1"')[1].split('href="?tip=')[1].split('"')[0]
+    behind = page(client, f"/nodes/{tip}/")
+    assert '<details class="branch-callouts" id="other-branches" open>' in behind
+    # A step of the branch that goes on, beside one that finished: the others stay folded to their count.
+    going_on = page(client, f"/nodes/{forked_review().open_tip}/")
+    assert '<details class="branch-callouts" id="other-branches">' in going_on

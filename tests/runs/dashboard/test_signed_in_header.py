@@ -1,6 +1,6 @@
 """Who is signed in, said in the main header of every dashboard page, not on the admin's alone (friction26b 19,
 26a 17): "Signed in as bob · Log out", the log-out a POST with its CSRF token that comes back to the page; on a
-phone the same at the end of "More". Nobody signed in: no such line."""
+phone the person's letter in the bar, opening "More", whose first line says the same. Nobody signed in: no such line."""
 
 from __future__ import annotations
 
@@ -27,11 +27,16 @@ def test_a_signed_in_person_is_named_in_every_pages_header(client, django_user_m
     assert "Signed in as bob" in more and ">Log out</button>" in more
     assert more.index("Signed in as bob") < more.index(">Log out</button>") < more.index(">Tool timings<")
     assert f'name="next" value="{path}"' in more
+    # The phone bar's letter (friction28b 3): named in words for screen readers, opening "More" (menus.js).
+    avatar = bar.split('class="account-avatar"', 1)[1].split("</button>", 1)[0]
+    assert 'aria-label="Signed in as bob"' in avatar and "data-opens-more" in avatar
+    assert '<span aria-hidden="true">B</span>' in avatar
 
 
 def test_nobody_signed_in_no_account_line(client):
     bar = header(client.get("/sessions/").content.decode())
     assert "account-line" not in bar and "Signed in" not in bar and "Log out" not in bar
+    assert "account-avatar" not in bar
 
 
 def test_log_out_from_the_header_comes_back_to_the_page(client, django_user_model):

@@ -169,9 +169,9 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     assert now_at.startswith(f'<a href="/nodes/{latest.public_id}/">the run is now at ')
     assert re.search(r"the run is now at \w[^<·]* · step 2 of \d", now_at), now_at
     assert 'id="resume-here"' not in text
-    # A done step no longer changes: no live dot on its page (friction13 item 14), though the run goes on and
-    # the page still follows it; nor the agent's working line, which is its next step's.
-    assert 'id="live-dot"' not in head(text) and "data-live-version-url=" in text
+    # The run goes on and the page follows it ("the run is now at …"): it says it updates live, as every page
+    # that does (friction28a 7); no agent's working line, which is its next step's.
+    assert 'id="live-dot"' in head(text) and "data-live-version-url=" in text
     assert 'id="node-pending"' not in text
     # What a next step's tag means is its tooltip, not a legend of tags inside the card's sentence.
     card = text.split('id="branches-title"')[1].split("</section>")[0]

@@ -293,8 +293,12 @@ def test_the_import_page_has_one_heading_and_says_what_a_bundle_is(client):
     about = html.split('id="what-a-bundle-is">', 1)[1].split("</p>", 1)[0]
     assert "another WorkRail dashboard" in about and "resume" in about
     assert "manage.py" not in about  # the command line is a footnote under the form
-    # The file's name in the sentence, never as "(<code>…</code>)": its padding read as stray spaces (friction18a 22).
-    assert "(<code>" not in html.split("<main", 1)[1] and "a <code>.workrail-bundle.json</code> file" in about
+    # The file's name in the sentence, never as "(<code>…</code>)": its padding read as stray spaces (friction18a 22);
+    # never broken inside (friction28a 17).
+    assert (
+        "(<code>" not in html.split("<main", 1)[1]
+        and 'a <code class="nowrap">.workrail-bundle.json</code> file' in about
+    )
     assert "manage.py export_session" in html.split('id="import-cli">', 1)[1].split("</p>", 1)[0]
     assert '<label for="import-bundle" class="drop-title">Bundle file</label>' in html
     assert 'aria-describedby="what-a-bundle-is"' in html
