@@ -46,7 +46,7 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert not any("moved last" in line for line in (working.branch_lead, *working.branch_how, *working.then))
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
-    assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
+    assert stopped.weight == "primary" and stopped.lead.startswith("The message sets the agent going")
     assert stopped.branch_lead == working.branch_lead and stopped.branch_warning == ""
 
 
