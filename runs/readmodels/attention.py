@@ -690,8 +690,9 @@ def waiting_words(step_title: str) -> str:
 
 # Under a step waiting for the user's confirmation, before its two copy buttons (agent_message.replies). Why a
 # copy and not a button that confirms: the agent waits in its chat, and hears only what is said there
-# (friction20a 10: a reader looked for an Approve button that acts by itself).
-REPLY_WORDS = "It hears only its chat: copy a reply below and paste it there."
+# (friction20a 10: a reader looked for an Approve button that acts by itself). Where to paste it is the line under
+# the replies, said once (friction28b 1).
+REPLY_WORDS = "It hears only its chat: copy a reply below."
 
 
 def latest_notes(node_pk: int) -> recap.PlacedEntry | None:

@@ -146,7 +146,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     # page: friction17); last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
     assert "The agent is waiting for you to approve the plan." in move
-    assert "It hears only its chat: copy a reply below and paste it there." in move
+    assert "It hears only its chat: copy a reply below." in move
     replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
     assert (
         'class="copy-button" data-copy-target="reply-1-confirmed" data-share-label="Share “Confirmed”…">'

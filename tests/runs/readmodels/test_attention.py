@@ -87,8 +87,7 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     assert (panel.step.words, panel.step_title) == ("step 2 of 3", "Approve the plan")
     # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
     assert panel.next_move == (
-        "The agent is waiting for you to approve the plan. "
-        "It hears only its chat: copy a reply below and paste it there."
+        "The agent is waiting for you to approve the plan. It hears only its chat: copy a reply below."
     )
     # The two replies the panel's copy buttons hold (friction15: a control for every move of the person's).
     assert panel.reply_confirmed == "Confirmed: go on with “Approve the plan”."

@@ -87,7 +87,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The same help as the run page's waiting panel (friction22b A9): the replies and "Why", no message besides.
     assert confirm.resume == "confirm" and not confirm.message
     assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
-    assert confirm.lead.endswith("It hears only its chat: copy a reply below and paste it there.")
+    assert confirm.lead.endswith("It hears only its chat: copy a reply below.")
     # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
     # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
     assert confirm.title == "Your confirmation" and confirm.leads_page
