@@ -90,6 +90,8 @@ def snapshot() -> dict[str, Any]:
                 r.start_commit,
                 r.end_commit,
                 r.waits_for_user,
+                r.client_name,
+                r.imported_at,
                 r.created_at,
                 r.updated_at,
             )

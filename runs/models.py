@@ -191,6 +191,11 @@ class Run(models.Model):
     # Its newest node's pending step asks for the user's confirmation (runs/store/waiting.py): the run is
     # quiet because it waits for a person, never "stalled".
     waits_for_user = models.BooleanField(default=False)
+    # Which of a person's agent chats it belongs to (runs/readmodels/agent_message.chat): the MCP client that
+    # started it, by its declared name (its run_started event's client_name; "" when not recorded), and when
+    # its session was last imported here, if it started before that (null: started by a chat on this store).
+    client_name = models.CharField(max_length=64, blank=True, default="")
+    imported_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
 

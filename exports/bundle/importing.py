@@ -189,7 +189,7 @@ def _free_key(key: str | None, word: str = "imported") -> str | None:
 @dataclass
 class _Chunk:
     last_seq: int
-    payloads: list[tuple[event_payloads.EventPayload, datetime, str]]  # each with the owner who made it
+    payloads: list[tuple[event_payloads.EventPayload, datetime, str, str]]  # each with its owner and client
     rows: list[list[Any]]  # the events' rows, values prepared in Event's field order
     run_hashes: list[str]  # the workflows the chunk's runs are pinned to
 
@@ -235,11 +235,9 @@ class _Stage:
             data = data_field.get_db_prep_save(event["data"], connection)
             # Who made it and through which door, as recorded where it was made ("" in a bundle from
             # before owners were recorded: made on that machine).
-            by, door = event.get("actor", ""), event.get("door", "")
-            chunk.payloads.append((event_payloads.parse(event["kind"], event["data"]), at, by))
-            chunk.rows.append(
-                [self.session.pk, event["seq"], event["kind"], data, stored_at, by, door, event.get("clientName", "")]
-            )
+            by, door, client = event.get("actor", ""), event.get("door", ""), event.get("clientName", "")
+            chunk.payloads.append((event_payloads.parse(event["kind"], event["data"]), at, by, client))
+            chunk.rows.append([self.session.pk, event["seq"], event["kind"], data, stored_at, by, door, client])
             chunk.last_seq = event["seq"]
             if event["kind"] == EventKind.RUN_STARTED:
                 chunk.run_hashes.append(event["data"]["workflowHash"])
@@ -277,8 +275,8 @@ class _Stage:
             if pin(workflow_hash, workflow["workflowId"], workflow["compiled"], now):
                 self.pinned.append(workflow_hash)
         known = set(self.projector.runs)
-        for payload, at, by in chunk.payloads:
-            self.projector.apply(payload, at, by)
+        for payload, at, by, client in chunk.payloads:
+            self.projector.apply(payload, at, by, client)
         # The rows' values are in Event's field order: session, seq, kind, data, created_at, actor, door.
         statements.insert_prepared(Event, chunk.rows)
         self.projector.flush()

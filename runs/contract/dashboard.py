@@ -465,6 +465,19 @@ class RunSummary(Shape):
         description="The dashboard's word for it: needs_you when its step waits for the user's confirmation, "
         "else its shown status in the dashboard's vocabulary (running, blocked, stalled, done, canceled).",
     )
+    # Which of a person's agent chats it belongs to, from its row (Run.client_name, Run.imported_at): the MCP
+    # client that started it, by its declared name, and when its session was imported here if it started before
+    # (agent_message.chat). Kept off the wire.
+    _client_name: str = PrivateAttr(default="")
+    _imported_at: datetime | None = PrivateAttr(default=None)
+
+    @property
+    def client_name(self) -> str:
+        return self._client_name
+
+    @property
+    def imported_at(self) -> datetime | None:
+        return self._imported_at
 
 
 class CheckpointEntry(Shape):

@@ -93,7 +93,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "mode_words": preferences.unusual_mode_words(node.preferences),
         "fork_form": form,
         "agent_call": fork_form.agent_call(node.state_token),
-        "chat": agent_message.chat(node.run.session_id, node.run.run_id, session.workspace_path, session.git_branch),
+        "chat": agent_message.chat(node.run, session.workspace_path, session.git_branch),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "next_words": run_view.next_in_words(node.branches),
         "recorded_here": run_view.recorded_with_branches(node),

@@ -330,10 +330,7 @@ def _session_page(
             "works_in": session_groups.where_it_works(detail.session.workspace_path, detail.session.git_branch),
             # Under each message's copy button: which of the person's agent chats takes it (agent_message.Chat).
             "chat": agent_message.chat(
-                detail.session.session_id,
-                run.run.run_id if run else None,
-                detail.session.workspace_path,
-                detail.session.git_branch,
+                run.run if run else None, detail.session.workspace_path, detail.session.git_branch
             ),
             "selected_run": run.run.run_id if run else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),

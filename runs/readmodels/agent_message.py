@@ -16,8 +16,7 @@ from pathlib import Path, PurePath
 
 from django.conf import settings
 
-from runs.contract.dashboard import StepPlace
-from runs.models import Event, EventKind, Run, ToolCall
+from runs.contract.dashboard import RunSummary, StepPlace
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 
@@ -109,59 +108,41 @@ class Chat:
     """How a person tells which of their agent chats a copied message goes to (friction26b 6: "paste it into the
     agent's chat" named none of several open windows), said under every copy-for-the-agent button of a run's
     pages, one sentence with its verb (friction27a 1), and in its Copied line: the MCP client that started the run,
-    in people's words (product: "" when unknown, events from before it was recorded, the HTTP API, an SDK's
-    default name), when that was, when the run's last tool call was (from the bounded timings table: none once
-    trimmed), and the workspace (which_chat) where neither is known. Where the message is for a new chat (a branch
-    left behind beside a working one, a paused run), the page says none of it (AttentionPanel.new_chat)."""
+    in people's words (client: "" when unknown, events from before it was recorded, the HTTP API, an SDK's
+    default name), when that was (started: None for a run started before its session was imported here, by a chat
+    on another machine), for such a run when it last moved here since (last_at), and the workspace (which_chat)
+    where neither is known. Where the message is for a new chat (a branch left behind beside a working one, a
+    paused run), the page says none of it (AttentionPanel.new_chat)."""
 
     client: str
     started: datetime | None
-    last_tool: str
     last_at: datetime | None
     workspace: str
 
     @property
     def the_chat(self) -> str:
-        """ "the Claude Code chat", else "the chat"."""
+        """ "the Claude Code chat", else "the chat": the one name the sentence and the Copied line give it (the
+        latter says none when the client is unknown: _agent_message.html)."""
         return f"the {self.client} chat" if self.client else "the chat"
 
-    @property
-    def paste_into(self) -> str:
-        """Where the Copied line says to paste it: "the Claude Code chat", else "the agent's chat"."""
-        return f"the {self.client} chat" if self.client else "the agent's chat"
 
-
-def chat(session_id: str, run_id: str | None, workspace_path: str, git_branch: str) -> Chat:
-    """The Chat of a session's run (its public ids); with no run, the workspace alone."""
+def chat(run: RunSummary | None, workspace_path: str, git_branch: str) -> Chat:
+    """The Chat of a session's run, from its row as the run's pages read it (Run.client_name, Run.imported_at: no
+    query of its own); with no run, the workspace alone."""
     workspace = which_chat(workspace_path, git_branch)
-    if not run_id:
-        return Chat("", None, "", None, workspace)
-    events = Event.objects.filter(session__public_id=session_id)
-    # When, as the run's pages say it (the run's row); who, as its start was recorded.
-    at = Run.objects.filter(public_id=run_id).values_list("created_at", flat=True).first()
-    client = events.filter(kind=EventKind.RUN_STARTED, data__runId=run_id).values_list("client_name", flat=True)
-    started = (at, product(client.first() or "")) if at is not None else None
-    calls = ToolCall.objects.filter(run_id=run_id)
-    # A run started before its session was imported here was started by a chat on another machine: not one
-    # of this person's chats here, so it is not named; only calls made here since are said.
-    imported = events.filter(kind=EventKind.SESSION_IMPORTED).order_by("-seq").values_list("created_at", flat=True)
-    imported_at = imported.first()
-    if imported_at is not None:
-        calls = calls.filter(started_at__gte=imported_at)
-        if started is not None and started[0] < imported_at:
-            started = None
-    last = calls.order_by("-started_at").values_list("tool", "started_at").first()
-    # Known by when it started or last called, the chat needs no workspace beside it: the page's head names the
+    if run is None:
+        return Chat("", None, None, workspace)
+    if run.imported_at is None:
+        started, last_at = run.created_at, None
+    else:
+        # A run started before its session was imported here was started by a chat on another machine: not one
+        # of this person's chats here, so it is not named; only a step recorded here since is said.
+        started, last_at = None, run.updated_at if run.updated_at > run.imported_at else None
+    # Known by when it started or last moved, the chat needs no workspace beside it: the page's head names the
     # repository and git branch, said once (friction13 7).
-    if started is not None or last is not None:
+    if started is not None or last_at is not None:
         workspace = ""
-    return Chat(
-        started[1] if started else "",
-        started[0] if started else None,
-        last[0] if last else "",
-        last[1] if last else None,
-        workspace,
-    )
+    return Chat(product(run.client_name) if started is not None else "", started, last_at, workspace)
 
 
 def at_node(node_id: str | int, place: StepPlace | None, title: str) -> str:

@@ -91,13 +91,15 @@ PAUSED_TIMED: dict[paused.How, Timed] = {
 }
 
 
-_ANY_AGENTS = "an agent's"  # whose chat, where no agent has the run: any agent's
+# Whose chat, where no agent has the run (imported, started by hand): a new one, as a branch left behind beside a
+# working one says it (friction28b 1: one word for it on every such panel).
+_NOBODYS = "a new"
 
 
 def paste_words(into: str, *, lead: bool = False) -> str:
     """What to do with the message for the agent, as every panel says it, matching what is on screen: the
     button copies it (its text is folded under it, only for checking), the person pastes it. `into`: whose
-    chat ("its", "an agent's"); `lead`: it opens a sentence."""
+    chat ("a new"); `lead`: it opens a sentence."""
     return f"{'Copy' if lead else 'copy'} the message and paste it into {into} chat"
 
 
@@ -579,8 +581,9 @@ def _panel(
 
 
 # What the stalled panel asks: a check the person can make, in the agent's chat, before the message (friction24a
-# 13: "If the agent has stopped, ..." asked them to judge what the dashboard cannot see).
-STALLED_NEXT = "Check the agent's chat first: if it is idle or gone, copy the message into it or a new chat."
+# 13: "If the agent has stopped, ..." asked them to judge what the dashboard cannot see). Which chat takes it, the
+# same or a new one, is the line under the button's, said once (friction28b 1: the panel said it twice).
+STALLED_NEXT = "Check the agent's chat first: if it is idle or gone, copy the message."
 
 
 def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
@@ -627,7 +630,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         "paused",
         "paused",
         _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet", "ago"),
-        next_move=f"{paste_words(_ANY_AGENTS, lead=True)}: it picks up at this step, nothing lost.",
+        next_move=f"{paste_words(_NOBODYS, lead=True)}: it picks up at this step, nothing lost.",
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
@@ -689,7 +692,8 @@ def waiting_words(step_title: str) -> str:
 # copy and not a button that confirms: the agent waits in its chat, and hears only what is said there
 # (friction20a 10: a reader looked for an Approve button that acts by itself; friction28b 15: first-time readers
 # still looked for one, so the panel's first line says the dashboard cannot talk to the agent, and how you confirm).
-REPLY_WORDS = "The dashboard cannot talk to it: you confirm by pasting a reply below into its chat."
+# Where to paste it is the line under the replies, said once (friction28b 1).
+REPLY_WORDS = "The dashboard cannot talk to it: you confirm by copying a reply below."
 
 
 def latest_notes(node_pk: int) -> recap.PlacedEntry | None:
@@ -861,7 +865,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         return BlockedGuide(
             move,
             blocked.panel_verdict(entry),
-            f"If it has stopped, {paste_words('its')}: it gets the step again.",
+            "If it has stopped, the message gives it the step again.",
             "",
             lead_verdict="Tell the agent what it needs.",
         )
@@ -870,8 +874,7 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
         return BlockedGuide(
             move,
             f"Refused: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
-            f"The agent has not tried again for {quiet} minutes. "
-            f"{paste_words('its', lead=True)}: it gets the step again and resends it.",
+            f"The agent has not tried again for {quiet} minutes: the message gives it the step again to resend.",
             "",
             lead_verdict="It has probably stopped.",
         )

@@ -569,7 +569,7 @@ def run_summary(
     """`halted`: no agent has touched the run since it came here (paused.py): its state is paused, and the
     stall clock does not apply (its status stays as stored: nobody had it to stall)."""
     shown, state = run_status(run, cutoff, halted)
-    return RunSummary(
+    summary = RunSummary(
         run_id=run.public_id,
         session_id=session_id,
         workflow_id=run.workflow_id,
@@ -584,6 +584,8 @@ def run_summary(
         updated_at=run.updated_at,
         status_summary=status_summary,
     )
+    summary._client_name, summary._imported_at = run.client_name, run.imported_at
+    return summary
 
 
 def _checkpoint_titles(nodes: list[Node]) -> dict[int, str]:

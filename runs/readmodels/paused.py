@@ -80,7 +80,8 @@ def with_import_marks(runs: QuerySet[Run]) -> QuerySet[Run]:
     seq and moment, None when never imported) and whether an agent event names the run after it."""
     imported = Event.objects.filter(session=OuterRef("session_id"), kind=EventKind.SESSION_IMPORTED).order_by("-seq")
     marked = runs.annotate(
-        imported_seq=Subquery(imported.values("seq")[:1]), imported_at=Subquery(imported.values("created_at")[:1])
+        imported_seq=Subquery(imported.values("seq")[:1]),
+        session_imported_at=Subquery(imported.values("created_at")[:1]),
     )
     return marked.annotate(touched_since_import=Exists(_agent_events_after("imported_seq")))
 
@@ -93,7 +94,7 @@ def imported_untouched(runs: Iterable[Run]) -> dict[int, Paused]:
         return {}
     if all(hasattr(run, "imported_seq") for run in runs):
         return {
-            run.pk: Paused("imported", getattr(run, "imported_at"))  # noqa: B009 (an annotation, not a field)
+            run.pk: Paused("imported", getattr(run, "session_imported_at"))  # noqa: B009 (an annotation, not a field)
             for run in runs
             if may_pause(run) and getattr(run, "imported_seq") is not None and not getattr(run, "touched_since_import")  # noqa: B009
         }

@@ -83,9 +83,10 @@ LEFT_BEHIND_LEAD = "No agent works on this branch. Resuming continues branch {nu
 # the agent stopped", the summary of the fold holding the message (and, at a refusal, when the move turns yours).
 IF_STOPPED = "only if the agent stopped"
 # A refused step whose agent stopped: what its message does (the refusal above says why it is the person's move).
-RESEND = "Paste this message into the agent's chat, or a new one: it gets the step again and resends it."
+# Which chat takes it is the line under its button, said once (friction28b 1), here and below.
+RESEND = "The message gives the agent the step again, to resend it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
-IF_STOPPED_RESEND = "Only if the agent stopped: paste this message into its chat, or a new one: it gets the step again."
+IF_STOPPED_RESEND = "Only if the agent stopped: the message gives it the step again."
 # friction28a 12: a refused step the agent is to resend says "nothing for you to do now" (its refusal): the
 # actions after it read as the exception under this one line, in that state only (`rather_not_wait`).
 RATHER_NOT_WAIT = "If you'd rather not wait:"
@@ -314,7 +315,7 @@ def _of_step(
             what_happens=instead,
             new_chat=bool(beside),
         )
-    lead = "Copy the message into the agent's chat, or a new one: it carries on at this step, on this branch."
+    lead = "The message sets the agent going again at this step, on this branch."
     return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
 
 

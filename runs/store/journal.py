@@ -58,7 +58,7 @@ class Journal:
             [self.session.pk, self.session.last_seq, payload.kind.value, data, self._prepared_now, *self._by]
         )
         self._activity = self._activity or payload.is_activity
-        self.projector.apply(payload, self.now, self._by[0])
+        self.projector.apply(payload, self.now, self._by[0], self._by[2])
 
     def flush(self) -> None:
         if not self._rows:

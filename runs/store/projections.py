@@ -126,6 +126,7 @@ class Projector:
         # A session this projector created saw every run of it start: its summary needs no reading back.
         self._knows_every_run = False
         self._by = ""  # the owner who made the event being applied
+        self._client = ""  # the MCP client that made it, by its declared name (Event.client_name)
 
     def know(self, *objects: Run | Node | Attempt) -> None:
         for obj in objects:
@@ -136,9 +137,10 @@ class Projector:
             else:
                 self.attempts[obj.public_id] = obj
 
-    def apply(self, payload: events.EventPayload, at: datetime, by: str = "") -> None:
-        """`by` is the owner who made the event (its `actor` column): a session's owner is its creator's."""
-        self._by = by
+    def apply(self, payload: events.EventPayload, at: datetime, by: str = "", client: str = "") -> None:
+        """`by` is the owner who made the event (its `actor` column): a session's owner is its creator's;
+        `client`, the MCP client that made it (its `client_name` column): a run's is its starter's."""
+        self._by, self._client = by, client
         getattr(self, f"_{payload.kind.value}")(payload, at)
 
     @staticmethod
@@ -342,6 +344,7 @@ class Projector:
             parent_node=self.node(data.parent_node_id) if data.parent_node_id is not None else None,
             delegation_index=data.delegation_index,
             start_commit=data.head_commit or "",
+            client_name=self._client,
             status=RunStatus.IN_PROGRESS,
             created_at=at,
             updated_at=at,
@@ -536,6 +539,12 @@ class Projector:
         file anyone can write, and its owner would decide who may continue the session here."""
         self.session.owner = self._by
         self._session_values["owner"] = self._by
+        # Its runs so far were started by chats on another machine, none of this person's chats here: from
+        # now on, the run's pages name no chat that started them (agent_message.chat), only activity since.
+        Run.objects.filter(session_id=self.session.pk).update(imported_at=at)
+        for run in self.runs.values():
+            if run.session_id == self.session.pk:
+                run.imported_at = at
 
     def _operator_forked(self, data: events.OperatorForked, at: datetime) -> None:
         """The branch's node is the node_created before it; who forked it and why are read from the log

@@ -35,7 +35,7 @@ def rebuild_session(session: Session) -> int:
         for seq, event in enumerate(Event.objects.filter(session=session).order_by("seq").iterator(), 1):
             if event.seq != seq:
                 raise EventLogGap(f"session {session.public_id}: the event log has a gap before seq {event.seq}")
-            projector.apply(parse(event.kind, event.data), event.created_at, event.actor)
+            projector.apply(parse(event.kind, event.data), event.created_at, event.actor, event.client_name)
             applied += 1
         projector.flush()
     return applied

@@ -353,13 +353,15 @@ def _moment(value: Any) -> datetime | None:
 # is; past a day, and wherever a page tells when something happened (a step, a checkpoint, a start), the day and
 # the clock ("28 Nov, 14:02"), no seconds; seconds only where timings are measured (the timings page). The
 # exact moment is always in the element's tooltip.
-def _clock(moment: datetime, seconds: bool = False) -> str:
+def _clock(moment: datetime, seconds: bool = False, today: bool = False) -> str:
     """A moment in UTC as the day and the clock, "28 Nov, 14:02 UTC" ("28 Nov 2025, 14:02 UTC" in another
-    year than now's), to the second with `seconds`: what a page says without its script (times.js then says it
-    on the reader's clock)."""
-    moment = moment.astimezone(UTC)
-    year = "" if moment.year == timezone.now().year else f" {moment.year}"
+    year than now's), to the second with `seconds`, the clock alone on today's date with `today`: what a page
+    says without its script (times.js then says it on the reader's clock)."""
+    moment, now = moment.astimezone(UTC), timezone.now().astimezone(UTC)
+    year = "" if moment.year == now.year else f" {moment.year}"
     clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
+    if today and moment.date() == now.date():
+        return f"{clock} UTC"
     return f"{moment.day} {moment:%b}{year}, {clock} UTC"
 
 
@@ -455,7 +457,7 @@ def iso(value: datetime | None) -> str:
 # to the second (timings only), "for" how long something has lasted since the moment ("for 2 min"), as a
 # pending step's line says how long the agent has worked on it, "in" how long until a moment ahead ("in 28
 # min"). What the server writes is what a page without scripts shows, in UTC.
-WHEN_FORMS = ("time", "ago", "both", "seconds", "for", "in")
+WHEN_FORMS = ("time", "ago", "both", "clock", "seconds", "for", "in")
 
 
 @register.simple_tag
@@ -471,6 +473,9 @@ def when(value: datetime | str | None, form: str = "time") -> str:
         "time": lambda: _clock(moment),
         "ago": lambda: ago(moment),
         "both": lambda: f"{_clock(moment)} ({_since(moment)})" if _since(moment) else _clock(moment),
+        # Where a person picks one of their chats by when it started (friction28a 9): the clock and how long ago
+        # together, the day only when it is not today ("17:10 UTC, 45 min ago"; "29 Nov, 17:10 UTC").
+        "clock": lambda: ", ".join(part for part in (_clock(moment, today=True), _since(moment)) if part),
         "seconds": lambda: _clock(moment, seconds=True),
         # How long flows with its line, its number held to its unit (friction18a 5; times.js says the same).
         "for": lambda: time_axis.lasting(moment, timezone.now(), time_axis.NUMBER_UNIT),

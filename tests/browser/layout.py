@@ -151,8 +151,9 @@ def keep_screenshot(page: Any, name: str) -> Path:
     return screenshot(page, f"{current_test_name()}-{name}-{viewport_name(page)}")
 
 
-# What the status beside a copy button says once a message for an agent is copied: the next step (copy.js).
-PASTE_NEXT = "Copied. Paste it into the agent's chat; this page changes when the agent takes it up."
+# What the status beside a copy button says once a message for an agent is copied, where the page knows no client:
+# that it is copied, nothing the panel's own line says (copy.js; friction28b 1).
+PASTE_NEXT = "Copied."
 
 
 def visit(page: Any, url: str, name: str) -> None:

@@ -144,7 +144,7 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # reading it first, not a "sentence below" to find. What to check first is the agent's chat, which the
     # person can see, not whether it "has stopped", which they cannot judge from here (friction24a 13).
     expect(panel.locator(".next-move")).to_have_text(
-        "Check the agent's chat first: if it is idle or gone, copy the message into it or a new chat."
+        "Check the agent's chat first: if it is idle or gone, copy the message."
     )
     expect(panel).not_to_contain_text("sentence below")
     # friction26a 12: what the button copies is in sight, its opening muted on one line, cut with "…"; the
@@ -155,13 +155,17 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     opening.focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
-    # friction26b 6: which of the person's chats: the client that started the run, and when; the Copied line
-    # names it too, in people's words: one sentence with its verb (friction27a 1).
-    expect(panel.locator(".which-chat")).to_contain_text("Paste it into the Claude Code chat that started this run (")
-    copy.click()
-    expect(panel.locator("[data-copy-status]")).to_have_text(
-        "Copied. Paste it into the Claude Code chat; this page changes when the agent takes it up."
+    # friction26b 6: which of the person's chats: the client that started the run, and when, by the clock and how
+    # long ago (friction28a 9); whether a new chat will do, in the same sentence, said once in the panel (friction28b
+    # 1); the Copied line names the chat, nothing more, in people's words: one sentence with its verb (friction27a 1).
+    which = panel.locator(".which-chat")
+    expect(which).to_contain_text("Paste it into the Claude Code chat that started this run (")
+    expect(which).to_contain_text(
+        re.compile(r"\(\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one works too\.$")
     )
+    expect(panel).not_to_contain_text("new chat")
+    copy.click()
+    expect(panel.locator("[data-copy-status]")).to_have_text("Copied for the Claude Code chat.")
     assert_fits(sized_page)
     # Said once, by the status line's pill: not the page's head, nor the runs column's card (a session of one
     # run); what to do, the panel says.
@@ -204,7 +208,7 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     expect(panel.locator("h3, .step-line")).to_have_count(0)
     expect(panel.locator(".next-move")).to_contain_text("The agent is waiting for you to approve the plan.")
     expect(panel.locator(".next-move")).to_contain_text(
-        "The dashboard cannot talk to it: you confirm by pasting a reply below"
+        "The dashboard cannot talk to it: you confirm by copying a reply below."
     )
     # The two replies under it (friction15), the confirmation leading.
     expect(panel.locator(".replies .copy-button")).to_have_text(

@@ -151,10 +151,10 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     expect(copy_changes).to_be_enabled()
     expect(panel.get_by_role("button", name="Share “Not yet”…")).to_be_enabled()
     copy_changes.click()
-    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
+    expect(panel.get_by_text(PASTE_NEXT, exact=True)).to_be_visible()
     # It stays until the page changes, not for a few seconds as other statuses do (friction20b 10: did it work?).
     sized_page.clock.fast_forward(60_000)
-    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()
+    expect(panel.get_by_text(PASTE_NEXT, exact=True)).to_be_visible()
     wanted = "Not yet: change split the migration in two before you go on with “Approve the plan”."
     assert sized_page.evaluate("navigator.clipboard.readText()") == wanted
     panel.get_by_role("button", name="Share “Not yet”…").click()

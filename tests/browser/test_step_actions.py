@@ -256,8 +256,8 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     assert run_notes and run_button and run_notes["y"] + run_notes["height"] <= run_button["y"]
     run_colours = panel.evaluate("el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]")
     confirmed.click()
-    expect(panel.get_by_text(PASTE_NEXT)).to_be_visible()  # what comes next, said once (friction24b 10)
-    expect(sized_page.get_by_text("this page changes when the agent takes it up")).to_have_count(1)
+    expect(panel.get_by_text(PASTE_NEXT, exact=True)).to_be_visible()  # what comes next, said once (friction24b 10)
+    expect(sized_page.locator("[data-copy-status]", has_text="Copied")).to_have_count(1)
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The step's own page leads with the decision (friction16b 1): "Your confirmation" before the prompt, what to
     # decide, the agent's latest notes to approve, then the two replies and "Why", the run page's (friction22b A9).
@@ -290,7 +290,7 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     # Copied, the reply says what comes next, once, as on the run page and the hand-over (friction24b 10).
     confirmed.click()
     expect(reply.locator("[data-copy-status]")).to_have_text(PASTE_NEXT)
-    expect(sized_page.get_by_text("this page changes when the agent takes it up")).to_have_count(1)
+    expect(sized_page.locator("[data-copy-status]", has_text="Copied")).to_have_count(1)
     assert sized_page.evaluate("navigator.clipboard.readText()") == "Confirmed: go on with “Approve the plan”."
     # The branch warning follows the page's state (friction18a 1): the agent waits for the reply, it does not work.
     expect(sized_page.locator("#branch-warning")).to_have_text(

@@ -61,7 +61,8 @@ def declared_ids(session_pk: int) -> list[str]:
 
 def projections(renamed: dict[str, str] | None = None) -> dict[str, list[str]]:
     """Every projection row as text, with tokens masked (a bundle never carries them), ids renamed
-    through `renamed`, and each session's last_seq left out (sharing records are not exported)."""
+    through `renamed`, and each session's last_seq and each run's imported_at left out (sharing records are not
+    exported: an import is the moment the copy came, not part of what it copies)."""
     renamed = renamed or {}
     pattern = (
         re.compile("|".join(re.escape(old) for old in sorted(renamed, key=len, reverse=True))) if renamed else None
@@ -72,6 +73,8 @@ def projections(renamed: dict[str, str] | None = None) -> dict[str, list[str]]:
         for row in rows:
             if table == "sessions":
                 row = row[:6] + row[7:]
+            if table == "runs":  # (..., client_name, imported_at, created_at, updated_at): harness/projections.py
+                row = row[:-3] + row[-2:]
             text = _TOKEN.sub(TOKEN_MARKER, repr(tuple(_key_order_free(value) for value in row)))
             if pattern is not None:
                 text = pattern.sub(lambda m: renamed[m.group(0)], text)

@@ -151,7 +151,7 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
     # page: friction17); last, folded, the step's prompt as the agent was given it.
     move = panel.split('class="next-move"')[1].split("</p>")[0]
     assert "The agent is waiting for you to approve the plan." in move
-    assert "The dashboard cannot talk to it: you confirm by pasting a reply below into its chat." in move
+    assert "The dashboard cannot talk to it: you confirm by copying a reply below." in move
     replies = panel.split('class="copy-row replies"')[1].split("</details>")[0]
     assert (
         'class="copy-button" data-copy-target="reply-1-confirmed" data-share-label="Share “Confirmed”…">'
@@ -240,8 +240,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
         in panel
     )
     # friction27a 2: the message is for a new chat, as that line says: no line naming the chat that started the
-    # run under its button, and its Copied line says a new chat too.
-    assert "which-chat" not in panel and 'data-paste-into="a new chat"' in panel
+    # run under its button, and its Copied line names none (friction28b 1: said once).
+    assert "which-chat" not in panel and "data-paste-into" not in panel
     assert "whichever branch moved last" not in shown
     assert "want-back" not in panel and "Want it back?" not in shown
     assert 'class="copy-button copy-quiet" data-copy-target="left_behind-sentence-1">Copy the resume message<' in panel
@@ -364,8 +364,10 @@ def test_right_after_an_import_the_message_to_resume_is_offered_once(client, ser
     resume = html.split('id="resume-after-import"', 1)[1].split("</section>", 1)[0]
     assert "it picks up Focused Plan Routine at step 1 of 3" in resume
     assert 'data-copy-target="import-message"' in resume
-    # For a new chat here (friction27a 2): the chat that started the run is not named under its button.
-    assert "which-chat" not in resume and 'data-paste-into="a new chat"' in resume
+    # For a new chat here (friction27a 2, 28b 1): the chat that started the run is not named under its button, and
+    # its Copied line names none.
+    assert "paste it into a new chat: it picks up" in resume
+    assert "which-chat" not in resume and "data-paste-into" not in resume
     # A stalled run's panel offers it already: not a second time.
     stalled = made.stalled()
     html = page(client, f"/runs/{stalled.run_id}/?imported=1")
@@ -378,35 +380,38 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     # the workspace the session recorded; where it recorded none, that any chat with WorkRail can take it.
     # friction26b 6: before it, the chat by what a person sees of it: when it started the run (no client name
     # where none was recorded), then the client's declared name and the run's last call.
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from runs.models import Session, ToolCall
+    from runs.models import Session
     from runs.store.actors import Actor, Door, acting_as
 
     stalled = made.stalled()
     html = page(client, f"/sessions/{stalled.session_id}/")
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
     # friction27a 1: one sentence with its verb, nothing after it that contradicts "It hears only its chat".
-    assert line.startswith("Paste it into the chat that started this run (<time ")
-    assert line.endswith("</time>).")
+    # friction28a 9: the clock and how long ago together, the day only when not today; friction28b 1: whether a
+    # new chat will do, in the same sentence, and nowhere else in the panel.
+    assert line.startswith('Paste it into the chat that started this run (<time datetime="')
+    assert 'data-when="clock">' in line and " UTC, 45 min ago</time>)" in line
+    assert line.endswith("</time>); if that chat is closed, a new one works too.")
+    panel = html.split('id="stalled-1"')[1].split("</section>")[0]
+    assert "new one" not in panel.replace(line, "") and "new chat" not in panel
     assert html.count('class="muted small which-chat"') == 1
     with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
         stalled = made.stalled("STALL-2")
     Session.objects.filter(public_id=stalled.session_id).update(workspace_path="/srv/shop", git_branch="main")
-    at = timezone.now() - timedelta(minutes=3)
-    ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=5, started_at=at, run_id=stalled.run_id)
     html = page(client, f"/sessions/{stalled.session_id}/")
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
-    # The client in people's words, not its declared "claude-code".
+    # The client in people's words, not its declared "claude-code"; its start once, by the clock and how long ago
+    # (the head says when the run last moved: no "last call" beside it).
     assert line.startswith("Paste it into the Claude Code chat that started this run (<time ")
-    assert '; its last call <time datetime="' in line and ">3 min ago</time>)" in line
-    assert line.endswith(" ago</time>).")  # the workspace not again: the head names the repository and branch
+    assert "last call" not in line
+    # the workspace not again: the head names the repository and branch
+    assert line.endswith(" ago</time>); if that chat is closed, a new one works too.")
     assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
     assert '<p class="muted small which-chat">Paste it into the Claude Code chat that started this run (' in step
     assert 'data-paste-into="the Claude Code chat"' in step
+    # A reply to a step waiting for the person goes to the waiting chat only: no new chat offered under it.
+    # (The Copied line names the chat, nothing more: copy.js.)
 
 
 def test_viewing_another_branch_while_nobody_works_on_the_latest_names_its_state_once(client, service_catalog):

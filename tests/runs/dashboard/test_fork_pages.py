@@ -113,11 +113,11 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
     handover = page.split('class="fork-handover"')[1].split("</div>")[0]
     assert "started by hand" not in handover and "in the dashboard" not in handover
-    # One paste instruction: the to-do's; no line naming the chat that started the run, and the Copied line says
-    # "a chat" as the to-do does (friction28a 1, 28b 1: three instructions in a row).
+    # One paste instruction: the to-do's; no line naming the chat that started the run, and the Copied line names
+    # no chat (friction28a 1, 28b 1: three instructions in a row).
     whole = page.split('class="fork-handover"')[1].split('class="raw-call"')[0]
     assert "which-chat" not in whole and "started this run" not in whole
-    assert 'data-paste-into="a chat"' in whole
+    assert "data-paste-into" not in whole
     facts = page.split('id="node-facts"')[1].split("</ul>")[0]
     assert "started by hand from" in facts and "in the dashboard" in facts
     call = json.loads(html.unescape(re.search(r'<pre id="agent-call"[^>]*>(.*?)</pre>', page, re.S).group(1)))
@@ -272,7 +272,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # How it came, then that no agent has it (friction18a 4: "no agent has had it for …" read backwards).
     assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · started by hand · no agent has it yet", line
     assert "no agent has had it" not in words and "Agent working on" not in words, words
-    assert "Copy the message and paste it into an agent&#x27;s chat" in words, words
+    assert "Copy the message and paste it into a new chat" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 

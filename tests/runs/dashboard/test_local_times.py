@@ -53,6 +53,18 @@ def test_without_a_script_the_page_says_utc_or_how_long_ago():
     assert 'data-when="both"' in when(older, "both") and "ago" not in when(older, "both")  # not said twice
 
 
+def test_a_chat_is_told_by_its_clock_and_how_long_ago_the_day_only_when_not_today():
+    # friction28a 9: "started 45 min ago" in the head and "Nov 30, 5:10 PM" in the panel left a sum to do.
+    now = timezone.now().astimezone(ZoneInfo("UTC"))
+    moment = now - timedelta(minutes=45)
+    said = when(moment, "clock")
+    assert 'data-when="clock"' in said
+    if moment.date() == now.date():
+        assert f">{moment:%H:%M} UTC, 45 min ago</time>" in said
+    older = now - timedelta(days=3)
+    assert f">{older.day} {older:%b}" in when(older, "clock") and "ago" not in when(older, "clock")
+
+
 def test_one_rule_for_every_time_relative_within_a_day_then_the_day_and_the_clock():
     """Lists say how fresh within the last day; past it, and where a page says when something happened, the
     day and the clock with no seconds; seconds only where timings are measured (the "seconds" form)."""

@@ -228,7 +228,9 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Nothing recorded for the stall window: the person's move, said as such.
     made.quiet(start["session"]["runId"])
     resume = sections(page(client, url))["resume-here"]
-    assert "Copy the message into the agent&#x27;s chat, or a new one: it carries on at this step" in resume
+    # What the message does; which chat takes it is the one line under its button (friction28b 1: said once).
+    assert "The message sets the agent going again at this step, on this branch." in resume
+    assert resume.count("a new one") == 1 and "new one works too." in resume
     assert f'class="copy-button" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert "copy-quiet" not in resume  # the person's move: the solid button
     assert "if-stopped-fold" not in resume  # and in sight, not folded (friction23a A6)
@@ -254,7 +256,7 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     assert "want-back" not in resume
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">Copy the resume message<' in resume
     # friction27a 2: for a new chat, as its line says: the chat that started the run is not named under it.
-    assert "which-chat" not in resume and 'data-paste-into="a new chat"' in resume
+    assert "which-chat" not in resume and "data-paste-into" not in resume
     assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume
 
 

@@ -88,7 +88,7 @@ def test_a_step_that_waits_for_the_user_says_so_and_is_never_stalled(confirm_wor
     # Said to the user from the step's title (workflows_app/prose/confirmations.py), then where to answer.
     assert panel.next_move == (
         "The agent is waiting for you to approve the plan. "
-        "The dashboard cannot talk to it: you confirm by pasting a reply below into its chat."
+        "The dashboard cannot talk to it: you confirm by copying a reply below."
     )
     # The two replies the panel's copy buttons hold (friction15: a control for every move of the person's).
     assert panel.reply_confirmed == "Confirmed: go on with “Approve the plan”."

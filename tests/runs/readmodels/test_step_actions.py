@@ -51,7 +51,7 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
     assert not any("moved last" in line for line in (working.branch_lead, *working.branch_how, *working.then))
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
-    assert stopped.weight == "primary" and stopped.lead.startswith("Copy the message into the agent's chat")
+    assert stopped.weight == "primary" and stopped.lead.startswith("The message sets the agent going")
     assert stopped.branch_lead == working.branch_lead and stopped.branch_warning == ""
 
 
@@ -98,7 +98,7 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The same help as the run page's waiting panel (friction22b A9): the replies and "Why", no message besides.
     assert confirm.resume == "confirm" and not confirm.message
     assert confirm.why.startswith("The workflow asks you to confirm this step before the agent goes on.")
-    assert confirm.lead.endswith("The dashboard cannot talk to it: you confirm by pasting a reply below into its chat.")
+    assert confirm.lead.endswith("The dashboard cannot talk to it: you confirm by copying a reply below.")
     # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
     # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
     assert confirm.title == "Your confirmation" and confirm.leads_page

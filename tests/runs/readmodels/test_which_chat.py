@@ -59,16 +59,23 @@ def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
 def test_the_chat_is_named_by_its_client_where_one_was_recorded():
     from runs.readmodels.agent_message import Chat
 
-    known, unknown = Chat("Claude Code", None, "", None, ""), Chat("", None, "", None, "")
+    known, unknown = Chat("Claude Code", None, None, ""), Chat("", None, None, "")
     assert (known.the_chat, unknown.the_chat) == ("the Claude Code chat", "the chat")
-    assert (known.paste_into, unknown.paste_into) == ("the Claude Code chat", "the agent's chat")
+
+
+def _summary(run_id: str):
+    from runs.models import Run
+    from runs.readmodels import run_view
+
+    return run_view.summary_of(Run.objects.select_related("session", "parent_run").get(public_id=run_id))
 
 
 @pytest.mark.django_db
 def test_a_run_started_elsewhere_is_not_said_to_be_started_by_a_chat_here(service_catalog):
     # The chat that started a run is named by the client recorded on its start; once its session was imported
-    # here, that chat is on another machine: only calls made here since are said.
+    # here, that chat is on another machine: only what was recorded here since is said.
     from exports.bundles import export_session_bundle, import_session_bundle
+    from runs.models import Run
     from runs.readmodels.agent_message import chat
     from runs.store.actors import Actor, Door, acting_as
     from tests.exports.bundle.support import empty_the_store
@@ -77,10 +84,29 @@ def test_a_run_started_elsewhere_is_not_said_to_be_started_by_a_chat_here(servic
     with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
         start = start_workflow("wr.routine-focused_plan")
     session_id, run_id = start["session"]["sessionId"], start["session"]["runId"]
-    here = chat(session_id, run_id, "", "")
+    here = chat(_summary(run_id), "", "")
     assert (here.client, here.started is not None) == ("Claude Code", True)
     data = export_session_bundle(session_id, via="api")
     empty_the_store()
     import_session_bundle(data, via="api")
-    imported = chat(session_id, run_id, "", "")
+    # The run's row keeps who started it (the bundle carries the client) and when it came here.
+    row = Run.objects.get(public_id=run_id)
+    assert row.client_name == "claude-code" and row.imported_at is not None
+    imported = chat(_summary(run_id), "", "")
     assert (imported.client, imported.started, imported.last_at) == ("", None, None)
+
+
+@pytest.mark.django_db
+def test_the_chat_is_read_from_the_run_row_without_a_query(service_catalog, django_assert_num_queries):
+    # The run's pages read which chat started it from its row (Run.client_name, Run.imported_at), kept by the
+    # projector: no lookup of its run_started event, its session's import, nor its tool calls.
+    from runs.readmodels.agent_message import chat
+    from runs.store.actors import Actor, Door, acting_as
+    from tests.support.mcp_calls import start_workflow
+
+    with acting_as(Actor("", Door.STDIO, client_name="cursor")):
+        start = start_workflow("wr.routine-focused_plan")
+    summary = _summary(start["session"]["runId"])
+    with django_assert_num_queries(0):
+        said = chat(summary, "/srv/shop", "main")
+    assert (said.client, said.started, said.workspace) == ("Cursor", summary.created_at, "")

@@ -165,3 +165,31 @@ def test_a_refused_answer_keeps_what_the_agent_sent_and_rebuilds_equal(service_c
     fields |= {"outputDigest": "sha256:" + "0" * 64, "response": "{}"}
     with pytest.raises(ValueError, match="short summary"):
         events.parse("step_acked", {**fields, "refused": {"notesPreview": "x" * 10**5}})
+
+
+def test_which_chat_started_a_run_and_when_it_was_imported_rebuild_equal(service_catalog):
+    # Run.client_name and Run.imported_at (the run pages' which-chat line) are kept by the projector as events
+    # are recorded, by a bundle's import, and by a rebuild from the log alike.
+    from exports.bundles import export_session_bundle, import_session_bundle
+    from runs.models import Run
+    from runs.store.actors import Actor, Door, acting_as
+    from tests.exports.bundle.support import empty_the_store
+
+    with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
+        start = start_workflow("wr.routine-focused_plan")
+    run_id = start["session"]["runId"]
+    row = Run.objects.get(public_id=run_id)
+    assert (row.client_name, row.imported_at) == ("claude-code", None)
+    data = export_session_bundle(start["session"]["sessionId"], via="api")
+    empty_the_store()
+    import_session_bundle(data, via="api")
+    imported = Run.objects.get(public_id=run_id)
+    assert imported.client_name == "claude-code" and imported.imported_at is not None
+    assert imported.imported_at > imported.created_at
+    with acting_as(Actor("", Door.STDIO, client_name="cursor")):
+        later = start_workflow("wr.routine-focused_plan")
+    fresh = Run.objects.get(public_id=later["session"]["runId"])
+    assert (fresh.client_name, fresh.imported_at) == ("cursor", None)
+    before = snapshot()
+    rebuild_projections()
+    assert snapshot() == before

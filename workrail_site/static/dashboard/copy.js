@@ -8,8 +8,8 @@
  * row (friction18a 18): an icon and the word "Share" where the row has room for it (friction22b 16: an icon
  * alone read as "upload"), the icon alone on a phone, where the word would push it to a line of its own; its accessible
  * name is the copy button's data-share-label (a reply's, naming which reply it shares: friction17b 3), else "Share…".
- * After a message for an agent is copied, the status says the next step (pasteNext, friction18a 10): the copy
- * alone does nothing until it is pasted into the agent's chat.
+ * After a message for an agent is copied, the status says so (pasteNext, friction18a 10), naming the chat it goes
+ * to where the page knows its client, and nothing the panel's own line says (friction28b 1).
  * An <input data-reason-for="ID"> fills the element ID (a reply's blank, data-blank holding its words) with what
  * is typed, so the copied or shared reply carries the reason (friction18b 12); left empty, the blank stays, the
  * reply's buttons are off and its .reply-needs-text line says so. */
@@ -23,10 +23,10 @@
    * the live page is the answer, the panel giving way once the agent takes the message up. */
   function pasteNext(button) {
     /* The chat it goes to, by the client that started the run where the page knows it (its copy row's
-     * data-paste-into, agent_message.Chat: friction26b 6), the one line every such button says. */
+     * data-paste-into, agent_message.Chat: friction26b 6); where to paste is the panel's line, said once. */
     var row = button.closest && button.closest(".copy-row");
-    var into = (row && row.getAttribute("data-paste-into")) || "the agent's chat";
-    return "Copied. Paste it into " + into + "; this page changes when the agent takes it up.";
+    var into = row && row.getAttribute("data-paste-into");
+    return into ? "Copied for " + into + "." : "Copied.";
   }
   var SHARE_ICON = '<svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" width="18" height="18" fill="none" ' +
     'stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' +

@@ -9,6 +9,8 @@
  *   ago      how long ago within the last day, "just now", "5 min ago", "3 h ago", then as `time`: where a
  *            list or a status line says how fresh something is;
  *   both     "28 Nov, 14:05 (5 min ago)";
+ *   clock    "14:05, 5 min ago", the day only when it is not today ("27 Nov, 14:05"): where a person picks one
+ *            of their chats by when it started;
  *   seconds  as `time`, to the second: the timings page only;
  *   for      how long since: "for 2 min", "for 3 h" (how long a state has lasted: "stalled for 45 min");
  *   in       how long until a moment ahead: "in 28 min", "now" once it has come ("your move in 28 min").
@@ -43,6 +45,7 @@
     year: "numeric", month: "short", day: "numeric",
     hour: "numeric", minute: "2-digit", second: "2-digit", timeZoneName: "short",
   });
+  var clockOnly = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" });
   var zone = new Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   var localIsUtc = zone === "UTC" || zone === "Etc/UTC";
   var RELATIVE_FOR_S = 86400 - 1800; // "24 h ago" is a day: said by the day and the clock (the server's ago)
@@ -107,6 +110,10 @@
     if (form === "time") return when;
     var since = ago(moment, now);
     if (form === "ago") return since || when;
+    if (form === "clock") {
+      var clock = daysBetween(moment, now) === 0 ? clockOnly.format(moment) : when;
+      return since ? clock + ", " + since : clock;
+    }
     return since ? when + " (" + since + ")" : when;
   }
 
