@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 
 from runs.readmodels import run_view
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
+from tests.support.pages import page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
@@ -19,12 +19,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_pl
 def visible(html: str) -> str:
     """A page without its drawings: the timeline's dots name each step in the page's words, in their tooltips."""
     return re.sub(r"<svg\b.*?</svg>", "", html, flags=re.S)
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def test_the_list_groups_by_repository_then_branch_and_never_merges_two_mains(client, service_catalog):

@@ -15,18 +15,13 @@ from django.utils import timezone
 
 from runs.models import Event, EventKind, Node, Run, RunStatus, Session, ToolCall
 from tests.support.mcp_calls import checkpoint_workflow, start_session, start_workflow
+from tests.support.pages import page
 from tests.support.sample_session import SESSION_KEY, advance
 from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
 
 TEMPLATES = Path(settings.SITE_DIR) / "templates" / "dashboard"
-
-
-def page(client: Client, url: str, status: int = 200) -> str:
-    response = client.get(url)
-    assert response.status_code == status, (url, response.status_code, response.content[:2000])
-    return response.content.decode()
 
 
 def between(html: str, start: str, end: str) -> str:

@@ -7,21 +7,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 
 from runs.models import Checkpoint, Node
 from runs.readmodels import graph_drawing, graph_page, graph_story, run_view, timeline_marks, timeline_page
 from tests.support import attention_sessions
 from tests.support.looped_run import looped_and_forked
+from tests.support.pages import page
 from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, service_catalog):

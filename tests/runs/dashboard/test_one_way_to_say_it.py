@@ -8,18 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 
 from tests.support.mcp_calls import start_workflow
+from tests.support.pages import page
 from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def search_button(html: str) -> str:

@@ -5,32 +5,20 @@ node count and the token wording in folds for developers, still there to copy.""
 from __future__ import annotations
 
 import re
-from html import unescape
 
 import pytest
-from django.test import Client
 
 from runs.models import Node
 from tests.support.mcp_calls import continue_workflow, start_workflow
+from tests.support.pages import page, text_of
 from tests.support.sample_session import REVIEW
 
 pytestmark = pytest.mark.django_db
 
 
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
-
-
 def between(html: str, start: str, end: str) -> str:
     first = html.index(start)
     return html[first : html.index(end, first)]
-
-
-def text_of(html: str) -> str:
-    """The words of an HTML fragment, its tags and attributes left out."""
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())  # a no-break space is a space
 
 
 def test_the_run_header_names_what_the_branch_produced_with_links_to_its_sections(client, built):

@@ -5,26 +5,13 @@ runs at every size."""
 
 from __future__ import annotations
 
-import re
-from html import unescape
-
 import pytest
-from django.test import Client
 
 from tests.support.mcp_calls import start_workflow
+from tests.support.pages import page, text_of
 from tests.support.sample_session import PLAN
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
-
-
-def text_of(html: str) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
 def test_several_runs_put_the_session_wide_sections_under_one_divider(client, built):

@@ -7,23 +7,17 @@ import html
 import re
 
 import pytest
-from django.test import Client
 
 from runs.models import Node
 from tests.support import attention_sessions as made
 from tests.support.branched_review import REVIEW, blocked_review, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
+from tests.support.pages import page
 from tests.support.sample_session import advance
 
 BUTTON = "Copy the resume message"
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def between(html: str, start: str, end: str) -> str:

@@ -15,7 +15,6 @@ from typing import get_args
 import pytest
 from django.conf import settings
 from django.db.models import F
-from django.test import Client
 
 from runs.contract.dashboard import StateName
 from runs.models import Ack, Node, Run
@@ -26,18 +25,13 @@ from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, forked_review
 from tests.support.mcp_calls import ack, start_workflow
 from tests.support.operator_fork import RELEASE, START_CONTEXT, install_release
+from tests.support.pages import page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
 BUTTON = "Copy the resume message"  # every resume panel's, and a step's "Resume here" (actions.COPY)
 MESSAGE = "Copy the message for the agent"  # a redo's with the same inputs, a hand-over's
 OLD_BUTTONS = ("Copy the sentence", "Copy stateToken", "Copy the call")
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def copied(text: str, button: str = BUTTON) -> list[str]:

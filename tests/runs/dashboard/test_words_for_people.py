@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from runs.models import Session, ToolCall
@@ -15,15 +14,10 @@ from runs.readmodels.ran_elsewhere import RanElsewhere
 from runs.readmodels.timings import call_words, recent_calls, session_note
 from runs.templatetags.dashboard import hanging_lines, path_breaks
 from tests.support.mcp_calls import start_workflow
+from tests.support.pages import page
 from tests.support.workflow_files import workflow_doc, write_json
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def test_the_catalog_shows_warnings_only_on_workflows_that_have_some(client, service_catalog):

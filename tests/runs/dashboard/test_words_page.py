@@ -5,18 +5,12 @@ from __future__ import annotations
 import html
 
 import pytest
-from django.test import Client
 
 from runs.readmodels import glossary
 from tests.support.branched_review import forked_review
+from tests.support.pages import page
 
 pytestmark = pytest.mark.django_db
-
-
-def page(client: Client, url: str) -> str:
-    response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return response.content.decode()
 
 
 def test_the_words_page_lists_every_term_once_and_links_the_states(client):
