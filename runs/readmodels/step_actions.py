@@ -88,8 +88,9 @@ RESEND = "The message gives the agent the step again, to resend it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
 IF_STOPPED_RESEND = "Only if the agent stopped: the message gives it the step again."
 # friction28a 12: a refused step the agent is to resend says "nothing for you to do now" (its refusal): the
-# actions after it read as the exception under this one line, in that state only (`rather_not_wait`).
-RATHER_NOT_WAIT = "If you'd rather not wait:"
+# actions after it read as the exception under this one line, in that state only (`if_not_resent`); a condition,
+# not "If you'd rather not wait:", which read as "act now" over "Resume here · only if the agent stopped" (29a 6).
+IF_NOT_RESENT = "If the agent does not resend it:"
 # friction28b 16: a panel that stacked three consequence sentences before its button leads with the action; a
 # consequence about the other section (a redo's, which its own warning says in full beside its last button) is
 # under this quiet fold (`what_happens`). What the person must see before resuming stays in sight (`then`).
@@ -164,10 +165,10 @@ class StepActions:
         return actions.redo_title(bool(self.inputs))
 
     @property
-    def rather_not_wait(self) -> str:
+    def if_not_resent(self) -> str:
         """The line above the actions on a refused step the agent is to resend (its move: the card folded), whose
         refusal says there is nothing to do now (friction28a 12); "" in every other state."""
-        return RATHER_NOT_WAIT if self.refused and self.folded else ""
+        return IF_NOT_RESENT if self.refused and self.folded else ""
 
     @property
     def title(self) -> str:

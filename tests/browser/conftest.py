@@ -205,7 +205,11 @@ def console_log() -> ConsoleLog:
 def page(browser: Any, console_log: ConsoleLog, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A page in a fresh browser context (no cookies from other tests). Fails the test at teardown if a
     Content Security Policy violation was logged; saves a screenshot when the test failed."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC")
+    # Reduced motion: a screenshot taken right after an input shows the page settled, not a button mid-way
+    # through its colour transition (friction29a 3: an enabled "Preview the change" caught pale read as off).
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="UTC", reduced_motion="reduce"
+    )
     context.set_default_timeout(DEFAULT_TIMEOUT_MS)
     context.add_init_script(REPORT_VIOLATIONS)
     new_page = context.new_page()

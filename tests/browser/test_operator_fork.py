@@ -93,6 +93,16 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#recap-title")).to_have_text("Notes so far")
         editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
         page.locator("#fork-reason").fill(REASON)
+        # With a reason, the preview is on, and looks it at once: the primary blue, not the grey of a button that
+        # is off (friction29a 3: caught mid-transition, it read as off).
+        preview = page.locator("#fork-preview-button")
+        expect(preview).to_be_enabled()
+        background = "b => getComputedStyle(b).backgroundColor"
+        off = page.evaluate(
+            f"() => {{ const b = document.createElement('button'); b.disabled = true; b.className = 'primary';"
+            f" document.querySelector('main').append(b); const c = ({background})(b); b.remove(); return c; }}"
+        )
+        assert preview.evaluate(background) != off
         screenshot(page, "operator-fork-form")
         # The form and the resume message say what they do in plain words; tokens wait in "For developers".
         assert_plain_words(page)

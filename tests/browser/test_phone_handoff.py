@@ -130,8 +130,16 @@ def test_not_yet_carries_what_should_change_and_a_copy_says_to_paste(sized_page,
     # (friction20b 9: a "Not yet" that says nothing could be copied); the confirmation's are on.
     expect(panel.locator("[id$=-changes-blank]")).to_have_text("…")
     expect(copy_changes).to_be_disabled()
-    # Why it is off is the box's placeholder, not a line under the button (friction28a 18).
-    expect(reason).to_have_attribute("placeholder", "Type what should change to enable this reply")
+    # Why it is off is the box's placeholder, not a line under the button (friction28a 18), short enough to be
+    # read whole in the box at every size (friction29a 1: "…to enable this rep" on a phone), its label in sight.
+    expect(reason).to_have_attribute("placeholder", "Type it to enable this reply")
+    expect(panel.locator("label.reply-reason")).to_contain_text("What should change?")
+    fits = reason.evaluate(
+        "i => { const s = getComputedStyle(i); const c = document.createElement('canvas').getContext('2d');"
+        " c.font = s.font; return c.measureText(i.placeholder).width"
+        " <= i.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight); }"
+    )
+    assert fits, "the placeholder is cut short in its box"
     expect(panel.locator(".reply-needs-text")).to_have_count(0)
     # One look for every button that is off (friction28b 9): the same as any plain button that is off.
     look = (

@@ -187,8 +187,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert refusal and resume and prompt and refusal["y"] < resume["y"] < prompt["y"]
     # Its refusal says there is nothing to do now: one line over the actions makes them the exception (friction28a
     # 12), between the refusal and "Resume here".
-    lead = sized_page.locator("#rather-not-wait")
-    expect(lead).to_have_text("If you'd rather not wait:")
+    lead = sized_page.locator("#if-not-resent")
+    expect(lead).to_have_text("If the agent does not resend it:")
     lead_box = lead.bounding_box()
     assert lead_box and refusal["y"] + refusal["height"] <= lead_box["y"] < resume["y"]
     expect(sized_page.locator("#branch-what")).to_have_text(

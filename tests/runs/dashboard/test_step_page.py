@@ -343,7 +343,7 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
         # friction28a 12: only where the refusal says there is nothing to do now, one line leads the actions, right
         # above the folded "Resume here".
-        lead = '<p class="muted small rather-not-wait" id="rather-not-wait">If you&#x27;d rather not wait:</p>'
+        lead = '<p class="muted small if-not-resent" id="if-not-resent">If the agent does not resend it:</p>'
         assert (lead in text) == (state == "refused"), state
         if state == "refused":
             assert text.index('id="node-refusal"') < text.index(lead) < text.index('id="resume-here"')
