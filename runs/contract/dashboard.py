@@ -130,10 +130,16 @@ class StepPlace(Shape):
         return (f"step {self.position} of {self.length}", self.round_words, self.part_words)
 
     def short(self, limit: int = 0) -> str:
-        """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits, else
-        with its trailing parts dropped, the part first, then the round, never another notation; the tooltip
-        says it whole."""
+        """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits; else, in
+        a loop whose body holds several steps, its round and part ("round 1 of 3 · part 2 of 2"), which tell that
+        round's cards apart, where the loop's entry alike on all of them did not (friction29a 4, 29b 1: "two
+        different nodes, both step 2 of 3 · round 1 of 3"); else with its trailing parts dropped, the part
+        first, then the round. Never another notation; the tooltip says it whole."""
         said = [w for w in self._parts_said() if w]
+        if limit and self.part_words and len(" · ".join(said)) > limit:
+            in_round = " · ".join(said[1:])
+            if len(in_round) <= limit:
+                return in_round
         while len(said) > 1 and limit and len(" · ".join(said)) > limit:
             said.pop()
         return " · ".join(said)

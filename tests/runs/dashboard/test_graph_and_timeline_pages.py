@@ -33,9 +33,10 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # round's two steps, and on branch 2 the step it answered again and its last card, their titles telling them
     # apart (friction18a 12: no "2b"; friction24a 10: no "2.2", read as a version number); the part of the round
     # and the loop's name in the tooltip.
-    # The card says the list's locator in its notation, the part dropped to fit (friction28a 3, 28b 6): their
-    # titles tell a round's two steps apart.
-    assert svg.count(">step 2 of 3 · round 2 of 3</text>") == 4
+    # The card says the list's locator in its notation (friction28a 3, 28b 6), too long for it whole: its round and
+    # part, which tell a round's two steps apart (friction29a 4, 29b 1).
+    assert svg.count(">round 2 of 3 · part 1 of 2</text>") + svg.count(">round 2 of 3 · part 2 of 2</text>") == 4
+    assert ">round 2 of 3 · part 1 of 2</text>" in svg and ">round 2 of 3 · part 2 of 2</text>" in svg
     assert ">step 1 of 3</text>" in svg  # off the loop, the long form fits
     assert not re.search(r"step \d\.\d", svg)
     assert "step 2 of 3 · round 2 of 3 · part 2 of 2" in svg
@@ -162,15 +163,16 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     assert "open at step 6" not in words and "open at step 4" not in words
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words (above).
-    assert card_step_line(html, str(newest.public_id)) == "step 2 of 3 · round 2 of 3"  # the part dropped to fit
+    # Too long for a card, the round and part, which tell that round's two cards apart (friction29b 1).
+    assert card_step_line(html, str(newest.public_id)) == "round 2 of 3 · part 2 of 2"
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
     # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
     # step: its title and its branch's state say it.
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
-    # One card each, the same place said, told apart by their titles (friction28a 3: one notation).
-    assert lines.count("step 2 of 3 · round 1 of 3") == 2
+    # One card each, in one notation (friction28a 3), each its own part (friction29a 4, 29b 1).
+    assert lines.count("round 1 of 3 · part 1 of 2") == 1 and lines.count("round 1 of 3 · part 2 of 2") == 1
     saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
     assert saved.child is not None
     card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]

@@ -95,14 +95,14 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
     # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1), the card's title
-    # naming the step; a loop's card, narrower than a heading, says it with its trailing part dropped (friction28a
-    # 3: one notation, never "round 1/3 · part 1"), never the outline's "2.1" (friction24a 10); the titles tell a
-    # round's two cards apart, the tooltip says the part and the loop's name.
+    # naming the step; a loop's card, narrower than a heading, says its round and part, which tell the round's
+    # cards apart (friction29a 4, 29b 1), in one notation (friction28a 3: never "round 1/3 · part 1"), never the
+    # outline's "2.1" (friction24a 10); the tooltip says it whole, with the loop's name.
     assert lines == [
         "step 1 of 3",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
-        "step 2 of 3 · round 1",
+        "round 1 · part 1 of 2",
+        "round 1 · part 2 of 2",
+        "round 1 · part 2 of 2",
         "step 3 of 3",
     ]
     assert all(
@@ -638,13 +638,14 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
     assert looped is not None and looped.brief == "step 4 of 8 · area 1 of 2"
     assert graph_drawing.card_words(short) == "step 4 of 8 · area 1 of 2"  # the list's words, whole
-    # Too long for the card: its trailing parts drop, the part first, then the round (friction28a 3, 28b 6: never
+    # Too long for the card: the round and part, which tell the round's two cards apart (friction29a 4, 29b 1:
+    # both read "step 2 of 3 · round 1 of 3"); longer still, its trailing parts drop (friction28a 3, 28b 6: never
     # another notation, "round 1/3 · part 1"); the tooltip says it whole.
     parts = [step_places.place(1, 1, (0, 2, 0), i, frame={"count": 3}) for i in (0, 1)]
     said = [
         graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
     ]
-    assert said == ["step 2 of 3 · round 1 of 3", "step 2 of 3 · round 1 of 3"]
+    assert said == ["round 1 of 3 · part 1 of 2", "round 1 of 3 · part 2 of 2"]
     long = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
     card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
     assert long is not None and long.brief == "step 2 of 3 · round 149 of 150 · part 2 of 2"

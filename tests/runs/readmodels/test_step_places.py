@@ -218,7 +218,12 @@ def test_one_place_says_itself_long_for_lists_and_short_for_cards_in_the_same_or
     assert where is not None and where.unit == "slice"
     assert where.brief == "step 2 of 3 · slice 2 of 3 · part 2 of 2"
     assert where.short() == where.brief  # no limit: whole
-    assert where.short(30) == "step 2 of 3 · slice 2 of 3"  # the trailing part dropped, never "slice 2/3"
+    # Too long for a card: the round and part, which tell the round's cards apart (friction29a 4, 29b 1), never
+    # "slice 2/3"; shorter still, the trailing parts dropped.
+    assert where.short(30) == "slice 2 of 3 · part 2 of 2"
     assert where.short(20) == where.short(1) == "step 2 of 3"
+    # A loop of one step has no part: its trailing round drops, the loop's entry stays.
+    single = step_places.place(1, 2, (0, 1, 0), 0, nouns=("", "slice", ""), frame={"count": 3})
+    assert single is not None and not single.part_words and single.short(15) == "step 2 of 3"
     off = StepPlace(position=1, length=3)
     assert off.short() == off.brief == "step 1 of 3"
