@@ -187,6 +187,16 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     reply = needs.locator(".where-line a.your-action")
     expect(reply).to_have_text("review and reply")
     expect(reply).to_have_attribute("href", re.compile(r"^/runs/[^/]+/#waiting_for_user-1$"))
+    # Drawn as the row's action, a button in the primary's colour, not a rounded outline like the state pills
+    # beside it (friction29a 12, 29b 9).
+    primary = sized_page.evaluate(
+        "() => { const b = document.createElement('button'); b.className = 'primary';"
+        " document.querySelector('main').append(b); const c = getComputedStyle(b).backgroundColor; b.remove();"
+        " return c; }"
+    )
+    assert reply.evaluate("a => getComputedStyle(a).backgroundColor") == primary
+    pill = needs.locator(".badge").first.evaluate("b => getComputedStyle(b).borderTopLeftRadius")
+    assert reply.evaluate("a => getComputedStyle(a).borderTopLeftRadius") != pill
     # A link to the panel that holds the message (friction15a 19); the row says why the move is yours, and the
     # block the agent still resends says when it becomes yours (friction15b 5).
     expect(stopped_row.locator(".where-line a.your-action")).to_have_attribute(
