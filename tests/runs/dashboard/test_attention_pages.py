@@ -11,7 +11,7 @@ from runs.readmodels import run_view
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, forked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
-from tests.support.pages import page
+from tests.support.pages import page, text_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
@@ -433,6 +433,10 @@ def test_a_step_left_behind_shows_the_runs_other_branches_open(client, service_c
     tip = run.split('class="left-behind-line" id="left_behind-1"')[1].split('href="?tip=')[1].split('"')[0]
     behind = page(client, f"/nodes/{tip}/")
     assert '<details class="branch-callouts" id="other-branches" open>' in behind
+    # The branch the run went on with says what makes it so: its tip is the run's newest step (friction29a 15,
+    # 29b 12: "· the latest" read as the latest branch, or the latest step, or neither).
+    others = text_of(behind.split('id="other-branches"')[1].split("</details>")[0])
+    assert "· the run's newest step" in others and "the latest" not in others
     # A step of the branch that goes on, beside one that finished: the others stay folded to their count.
     going_on = page(client, f"/nodes/{forked_review().open_tip}/")
     assert '<details class="branch-callouts" id="other-branches">' in going_on

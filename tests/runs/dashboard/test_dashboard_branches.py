@@ -92,7 +92,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     assert banner.startswith("Viewing branch 1 (done). ")
     assert f"The agent works on branch 2: {WHERE}&nbsp;→</a>" in banner
     assert "Latest:" not in first and "agent working <time" not in first
-    assert "· the latest" not in first and 'id="branch-story"' not in first
+    assert "· the run's newest step" not in first and 'id="branch-story"' not in first
     assert 'id="other-branches"' not in first  # branch 2 was the only other: the list goes
 
 
