@@ -30,6 +30,8 @@ class Scope:
 
 
 def of_page(detail: SessionDetail, run: RunDetail | None) -> Scope:
+    """The scope words of a session's page showing `run`: the divider with several runs, and the shown run's start
+    when it is not the first of them."""
     several = len(detail.runs) > 1
     first = detail.runs[0].run_id if detail.runs else None
     apart = several and run is not None and run.run.run_id != first
