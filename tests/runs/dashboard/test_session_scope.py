@@ -5,6 +5,8 @@ runs at every size."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.mcp_calls import start_workflow
@@ -23,6 +25,12 @@ def test_several_runs_put_the_session_wide_sections_under_one_divider(client, bu
         # Everything of the shown run before it; the timeline and the mode after it.
         assert html.index('id="steps-title"') < divider < html.index('id="timeline-title"'), url
         assert divider < html.index('id="mode-title"'), url
+        # The shown run's own sections after its card under a divider naming the run (friction29a 14, 29b 8).
+        assert html.count('id="run-scope-divider"') == 1, url
+        own = html.index('id="run-scope-divider"')
+        named = text_of(html[own : html.index("</h2>", own)].split(">", 1)[1])
+        assert re.fullmatch(r"Run [12] of 2: .+", named), named
+        assert html.index('id="run-title"') < own < html.index('id="steps-title"'), url
 
 
 def test_a_later_run_says_when_it_started_beside_its_name_the_first_run_not_at_all(client, built):
@@ -42,5 +50,6 @@ def test_one_run_needs_no_scope_words(client):
     one = start_workflow(PLAN)
     html = page(client, f"/sessions/{one['session']['sessionId']}/")
     assert 'id="scope-divider"' not in html and "Whole session" not in html
+    assert 'id="run-scope-divider"' not in html
     assert 'id="run-started"' not in html
     assert '<li class="fact-runs">1 run</li>' in html

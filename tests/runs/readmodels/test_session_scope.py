@@ -11,8 +11,8 @@ from runs.readmodels import session_scope
 START = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
-def run(run_id: str, minutes: int) -> Any:
-    return SimpleNamespace(run_id=run_id, created_at=START + timedelta(minutes=minutes))
+def run(run_id: str, minutes: int, name: str = "Plan") -> Any:
+    return SimpleNamespace(run_id=run_id, created_at=START + timedelta(minutes=minutes), workflow_name=name)
 
 
 def detail(*runs: Any) -> Any:
@@ -30,8 +30,10 @@ def test_one_run_has_no_divider_and_no_start_of_its_own():
 
 
 def test_several_runs_have_the_divider_and_a_later_run_its_start():
-    first, later = run("run_a", 0), run("run_b", 5)
-    assert session_scope.of_page(detail(first, later), shown(first)) == session_scope.Scope("Whole session", None)
+    first, later = run("run_a", 0, "Review"), run("run_b", 5)
+    assert session_scope.of_page(detail(first, later), shown(first)) == session_scope.Scope(
+        "Whole session", None, "Run 1 of 2: Review"
+    )
     assert session_scope.of_page(detail(first, later), shown(later)) == session_scope.Scope(
-        "Whole session", START + timedelta(minutes=5)
+        "Whole session", START + timedelta(minutes=5), "Run 2 of 2: Plan"
     )
