@@ -835,10 +835,9 @@ class BlockedGuide:
     heading: str  # the verdict: never that the agent must act once the move is the person's
     lead: str  # the line under the verdict: what happens next, or what to do
     fold: str  # the folded message's summary; "" when the message is in sight (the person's move)
-    # When the move turns the person's, and the summary's words around that moment: a page prints the
-    # moment itself, in the reader's time zone (the `words_when` tag).
+    # When the move turns the person's: a page prints the moment itself, in the reader's time zone (the
+    # `words_when` tag), in the words around it (turns_around).
     turns_at: datetime | None = None
-    fold_around: Timed | None = None
     # Where the lead starts with a verdict of its own, that verdict, said in bold before the lead's regular
     # words (friction25b 18: two lines of bold); "" where the lead is one plain line.
     lead_verdict: str = ""
@@ -850,13 +849,17 @@ class BlockedGuide:
 
     @property
     def turns_around(self) -> Timed | None:
-        """The step page's line inside its folded "Resume here" card, whose summary already says "only if the agent
-        stopped" (friction25a 4, 25b 2): only when the move turns the person's, around that moment."""
+        """The line that says when the move turns the person's, around that moment: over the run page's fold of
+        the resume message, and inside the step page's folded "Resume here" card, whose summary already says "only
+        if the agent stopped" (friction25a 4, 25b 2)."""
         return TURNS if self.turns_at is not None else None
 
 
 # When the move turns the person's, the words around the moment (the `words_when` tag prints it).
 TURNS = Timed("It becomes your move ", " if it does not retry.", "in")
+# The title of the fold that holds a refused step's resume message while the agent is to resend it, in the shape
+# of the step page's "Resume here · only if the agent stopped".
+IF_STOPPED_FOLD = "Resume message · only if the agent stopped"
 
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
@@ -879,15 +882,13 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             lead_verdict="It has probably stopped.",
         )
     turns_at = hand_over_at(entry.last_refused_at)
-    turns = said_when(turns_at, "in", now)
     if entry.whose_move == "delegations":
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
-    # from" a time still to come, which the eighth reviewer read as a clock gone wrong.
-    # Not a question (friction22a B1: "Agent stopped? …" was one more name for resuming): when the message is for.
-    around = Timed(f"Only if the agent stopped: the message that resumes it. {TURNS.before}", TURNS.after, TURNS.form)
-    return BlockedGuide(
-        move, blocked.panel_verdict(entry), lead, f"{around.before}{turns}{around.after}", turns_at, around
-    )
+    # from" a time still to come, which the eighth reviewer read as a clock gone wrong; in a line of its own
+    # over the fold (turns_around), not in the fold's title (friction29a 7: a condition, what the fold holds
+    # and a countdown in one clickable line). Not a question (friction22a B1: "Agent stopped? …" was one more
+    # name for resuming): the title names what it holds, then when it is for.
+    return BlockedGuide(move, blocked.panel_verdict(entry), lead, IF_STOPPED_FOLD, turns_at)

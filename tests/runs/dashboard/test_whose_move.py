@@ -250,11 +250,16 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert "The agent was told what to fix and normally resends the step by itself" in before_folds
     assert BUTTON not in before_folds and "If the agent has stopped, copy the message" not in text
     fold = panel.split('<details class="if-stopped-fold" id="if-stopped-1">')[1].split("</details>")[0]
-    assert "Only if the agent stopped: the message that resumes it. It becomes your move <time" in fold
-    assert BUTTON in fold
-    # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
-    assert 'your move <time datetime="' in summary and "UTC)" not in summary
+    # The fold's title says what it holds and when it is for; when the move turns yours is a line over it, not
+    # packed into the title (friction29a 7).
+    assert summary.endswith(">Resume message · only if the agent stopped") and "<time" not in summary
+    assert BUTTON in fold
+    turns = panel.split('id="turns-1">')[1].split("</p>")[0]
+    assert panel.index('id="turns-1"') < panel.index('id="if-stopped-1"')
+    # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
+    assert turns.startswith('It becomes your move <time datetime="') and "UTC)" not in turns
+    assert turns.endswith(" if it does not retry.")
     listed = page(client, "/sessions/")
     assert "Your move 0" in listed  # nobody's row says "Your move"
     assert not any(old in text for old in OLD_BUTTONS)
