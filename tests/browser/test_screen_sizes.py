@@ -131,6 +131,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
         )
         assert rail and graph and layout and graph["y"] >= rail["y"] + rail["height"], (rail, graph)
         assert abs(graph["x"] - layout["x"]) < 1 and graph["width"] >= layout["width"] - 1, (graph, layout)
+        # Where the run's sections leave the column's side, a divider names the run (friction29a 14, 29b 8), whole:
+        # the card after it starts under it (friction30a 1: a card covered its lower half).
+        own = sized_page.locator("#run-scope-divider")
+        expect(own).to_have_text(re.compile(r"^Run [12] of 2: "))
+        named, after = own.bounding_box(), own.locator("xpath=following-sibling::*[1]").bounding_box()
+        assert named and after and named["y"] + named["height"] <= after["y"], (named, after)
+    else:
+        # In a phone's one column the run's sections follow its card straight on: no divider cuts the run in two.
+        expect(sized_page.locator("#run-scope-divider")).to_be_hidden()
     # The head names the mode at every size, once: its fold's title does not again (friction26a 9, 26b 16).
     expect(sized_page.locator("#session-mode")).to_be_in_viewport()
     expect(sized_page.locator("#mode-title")).not_to_contain_text("Guided")
