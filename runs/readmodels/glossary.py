@@ -37,7 +37,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "turned-away",
         "Turned away",
-        "In Tool timings: a call the server answered with an error (a bad id, a run that ended), not a refused answer.",
+        "In Tool timings: a call the server refused as invalid (a bad id, a run that ended), telling the agent why;"
+        " not a refused answer, nor a server error.",
     ),
     Term(
         "branch",

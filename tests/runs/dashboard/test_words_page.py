@@ -35,6 +35,8 @@ def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, 
         assert f"<strong>{html.escape(said)}</strong>" in legend, said
     terms = {term.word: term.means for term in glossary.TERMS}
     assert "Refused" in terms and "not a refused answer" in terms["Turned away"]
+    # Tool timings counts its turned-away calls apart from its server errors: the line says so too (friction30b 2).
+    assert "nor a server error" in terms["Turned away"]
 
 
 def test_every_page_header_and_a_runs_other_branches_lead_to_the_words(client, service_catalog):
