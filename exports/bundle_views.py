@@ -26,8 +26,8 @@ from exports.bundles import (
 from exports.views import MAX_ID_CHARS, download
 from runs.contract.errors import HTTP_STATUS, ErrorCode, WorkRailError
 from runs.dashboard.errors import shows_errors
-from runs.readmodels import timeline_marks
 from runs.readmodels.overview import get_session, session_trees
+from runs.readmodels.timeline_page import StepCounts
 
 # The header drop.js posts the import form with: the page stays, and with it the chosen file.
 IN_PLACE_HEADER = "X-Import-In-Place"
@@ -71,8 +71,8 @@ def imported_message(result: ImportResult) -> str:
     """What the import made, named as people know the session (how an agent carries on is the session
     page's, which shows the message to give it, ready to copy)."""
     runs = f"{result.runs} run{'s' if result.runs != 1 else ''}"
-    # Counted as its timeline counts them (timeline_marks.steps_reached), not as the bundle's events (friction28a 10).
-    reached = timeline_marks.steps_reached(session_trees(result.session.public_id).values())
+    # Counted as its timeline counts them, not as the bundle's events (friction28a 10).
+    reached = StepCounts.of_runs(session_trees(result.session.public_id).values()).reached
     steps = f"{reached} step{'s' if reached != 1 else ''}"
     if result.kept_ids:
         return f"Imported {session_name(result.session)} ({runs}, {steps})."

@@ -103,13 +103,6 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
     return found
 
 
-def steps_reached(trees: Iterable[RunBranches]) -> int:
-    """How many steps the runs of `trees` reached, as a session's timeline counts them (timeline_page.StepCounts:
-    answered or not, a step answered again once more; checkpoints and a run's end not): the import's message says
-    it, not the bundle's events, a word the dashboard never defines (friction28a 10)."""
-    return sum(1 for found in marks(trees, {}).values() for mark in found if mark.kind in ("answered", "unanswered"))
-
-
 def node_kinds(tree: RunBranches) -> dict[int, NodeKind]:
     """What each node (by pk) is, for counting: its step is answered when some node after it moves on from it
     (a checkpoint's node is the same step still pending: its step is answered when the checkpoint's is)."""

@@ -41,12 +41,13 @@ The door gives the run page's URL with RUN in place of the run id, and the marks
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from runs.contract.dashboard import SessionDetail, StateName
-from runs.readmodels import branch_summary, states, time_axis
+from runs.readmodels import branch_summary, states, time_axis, timeline_marks
+from runs.readmodels.branches import RunBranches
 from runs.readmodels.timeline_marks import ANSWERED, NodeMark
 
 # A dot at either end of the track stays whole: the track's ends are this far in (percent of its width).
@@ -325,6 +326,18 @@ class StepCounts:
         kinds = [mark.kind for mark in marks]
         return cls(kinds.count("answered"), kinds.count("unanswered"), kinds.count("checkpoint"), runs)
 
+    @classmethod
+    def of_runs(cls, trees: Iterable[RunBranches]) -> StepCounts:
+        """The counts of every run of `trees`, as a session's timeline sums its rows (the import's message says
+        them, not the bundle's events, a word the dashboard never defines: friction28a 10)."""
+        found = timeline_marks.marks(list(trees), {})
+        return cls.of([mark for run in found.values() for mark in run], runs=len(found))
+
+    @property
+    def reached(self) -> int:
+        """The steps reached, answered or not."""
+        return self.answered + self.unanswered
+
     def __add__(self, other: StepCounts) -> StepCounts:
         return StepCounts(
             self.answered + other.answered,
@@ -338,7 +351,7 @@ class StepCounts:
         """ "4 steps answered", "2 steps reached (1 answered)", "13 steps reached in 2 runs (12 answered)", and
         " and 1 checkpoint" after them when there are any. "Reached", so that the count is not read as the
         workflow's ("step 2 of 3" beside "2 steps", friction17b 13)."""
-        steps = self.answered + self.unanswered
+        steps = self.reached
         runs = f" in {self.runs} runs" if self.runs > 1 else ""
         if self.unanswered == 0:
             said = f"{nodes_words(steps)} answered{runs}" if steps else nodes_words(0)
