@@ -137,6 +137,9 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     expect(page.locator("#user-tools").get_by_role("link", name="Words used here")).to_be_visible()
     menu.get_by_role("link", name="Workflows").click()
     expect(page).to_have_url(site + "/workflows/")
+    # The URL changes when the new page commits, before its stylesheet applies: measure once it has loaded, or the
+    # brand sits at the browser's default 8px body margin.
+    page.wait_for_load_state("load")
     dashboard_left = page.locator("header.topbar a.brand").bounding_box()["x"]
     assert abs(dashboard_left - admin_left) < 1, (dashboard_left, admin_left)
     page.go_back()
