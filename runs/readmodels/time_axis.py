@@ -6,10 +6,10 @@ and labels each in UTC, as precisely as the step needs: "14:05:30.25", "14:05:30
 A span of a fraction of a second (a run an agent walked at once) still gets several ticks.
 
 `axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
-item 6: a person asks "when", and "+4 ms" does not answer it), never finer than a second: round moments
-from a second to weeks, the span's start said to the second when no round moment stands near it, so that a
-burst within a second is one tick, its start, and one across a round second has that second's tick too (how
-long it lasted is the timeline's to say, once: timeline_page.summary_words; friction12 item 1).
+item 6: a person asks "when", and "+4 ms" does not answer it), to the minute as the page writes times: round
+moments from a minute to weeks, the span's start said when no round moment stands near it, the day where the
+span crosses one, so that a span under a minute is one tick, its start (how long it lasted is the timeline's to
+say, once: timeline_page.summary_words; friction12 item 1). `dot_ticks`: a phone's, the dots' own moments.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ STEPS = [
 ]  # fmt: skip
 
 
-# The timeline's axis (`axis`) never labels a clock time finer than a second: ".34" reads as noise.
-CLOCK_STEPS = [step for step in STEPS if step >= 1]
+# The timeline's axis (`axis`) labels clock times to the minute, as the rest of the page writes times: seconds
+# ("10:45:40 PM … 10:45:41 PM") read as noise (friction59 T 1).
+CLOCK_STEPS = [step for step in STEPS if step >= MINUTE]
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span): any
 # nearer and the start's label would crowd it (a clock time is ~70 px, a phone's axis ~335 px).
 START_ROOM = 0.3
@@ -96,11 +97,12 @@ def clock_label(at: datetime, step: float) -> str:
 
 
 def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> Axis:
-    """The axis for a span, always on the clock and never finer than a second: round moments as `ticks` picks
-    them, from a step of a second up, never clock digits that differ only past the second. The span's start
-    is said too ("14:05:30") when the first round moment lies well inside it, or none does (a burst within a
-    second: its one tick), and so is its end, the newest step's, when the last one lies well before it and
-    says another time than it.
+    """The axis for a span, on the clock as the rest of the page writes times, to the minute ("22:45", "10:45
+    PM" on the reader's clock; friction59 T 1: "10:45:40 PM … 10:45:41 PM" read as noise): round moments as
+    `ticks` picks them from a step of a minute up (with the day where it turns), never two ticks with the same
+    words. A span under a minute is one tick, its start: its length is the summary line's to say. The span's
+    start is said too ("14:05") when the first round moment lies well inside it, and so is its end, the
+    newest step's, when the last one lies well before it and says another time than it.
 
     `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
     the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
@@ -109,38 +111,89 @@ def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> A
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     step = float(step_for(span, CLOCK_STEPS))
-    precise = 1.0 if step < MINUTE else float(MINUTE)  # the start is no round moment: said as its ticks are
-    first = Tick(start, 0.0, clock_label(start, precise), precise)
-    if span <= 0:
-        return Axis([first], 1.0)
-    found = ticks(start, end, CLOCK_STEPS)  # a burst within one second: none but its start's (the fallback)
+    first = Tick(start, 0.0, clock_label(start, MINUTE), MINUTE)
+    if span < MINUTE:
+        return Axis([first], step)
+    found = ticks(start, end, CLOCK_STEPS)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
     # The span's end too, the newest step's moment (friction19b 16: the working dot had no time), where no
     # tick stands near it; not a second label with the same clock time as a round tick just before it.
-    last = Tick(end, 1.0, clock_label(end, precise), precise)
-    # Never the same clock time twice: a burst within one second has its one tick (its length is the summary's
-    # to say); "14:05:30" at both ends of the bar read as no scale at all (friction21a 3, 21b 1).
+    last = Tick(end, 1.0, clock_label(end, MINUTE), MINUTE)
     if newest is not None:
         # The dots' own moments first, the first step's and the newest's (unless "now", at the end, says it, or
         # the first's label already does), then the round moments that stand clear of them and of "now".
         # The round moments stay whole, a regular grid: the start's own label goes (the summary line says when
         # the first step was) where a round tick stands near it, rather than that tick (friction25b 5: "1:59:55 →
         # 2:00:10 → 2:00:20" read as an irregular scale), and so does the newest's.
-        newest = newest.astimezone(UTC)
-        mark = Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, precise), precise)
+        mark = newest_mark(start, span, newest)
         rounds = [tick for tick in found if tick.fraction <= 1 - END_ROOM and tick.precision is None]
         marks = [] if rounds and rounds[0].fraction <= START_ROOM else [first]
-        if (
-            mark.fraction <= 1 - END_ROOM
-            and all(abs(mark.fraction - m.fraction) >= NEAR for m in [*marks, *rounds])
-            and mark.label != first.label
-        ):
+        if mark.fraction <= 1 - END_ROOM and all(abs(mark.fraction - m.fraction) >= NEAR for m in [*marks, *rounds]):
             marks.append(mark)
-        return Axis(sorted([*marks, *rounds], key=lambda tick: tick.fraction), step)
-    if found[-1].fraction < 1 - START_ROOM and last.label != found[-1].label:
+        return Axis(once(dated(sorted([*marks, *rounds], key=lambda tick: tick.fraction), span)), step)
+    if found[-1].fraction < 1 - START_ROOM:
         found = [*found, last]
-    return Axis(found, step)
+    return Axis(once(dated(found, span)), step)
+
+
+# How far apart (a share of the axis) two labels stand on a phone's axis (~335 px; a clock time is ~60 px).
+NARROW_ROOM = 0.3
+DATED_ROOM = 0.5  # when each label says its day too ("Nov 30 6:00 PM", ~100 px)
+NOW_ROOM = 0.25
+
+
+def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None) -> list[Tick]:
+    """A phone's axis (friction59 T 2: a phone has no tooltip, and its round ticks stood away from the dots): the
+    first step's clock time under the first dot, the newest step's under the newest dot (`newest`, when the
+    axis runs on to now; else the end), and the round moments of `axis` that stand clear of both and of "now",
+    each to the minute, never two with the same words."""
+    start, end = start.astimezone(UTC), end.astimezone(UTC)
+    span = (end - start).total_seconds()
+    first = Tick(start, 0.0, clock_label(start, MINUTE), MINUTE)
+    if span < MINUTE:
+        return [first]
+    mark = newest_mark(start, span, newest if newest is not None else end)
+    room = DATED_ROOM if span >= DAY else NARROW_ROOM
+    # "now" ends an axis that runs past the newest step: a centred label stays this far from it.
+    limit = 1 - NOW_ROOM if newest is not None else 1.0
+    chosen = [first]
+    if room <= mark.fraction <= limit:
+        chosen.append(mark)
+    for tick in axis(start, end, newest=newest).ticks:
+        clear = all(abs(tick.fraction - o.fraction) >= room and tick.label != o.label for o in chosen)
+        if tick.precision is None and tick.fraction <= limit and clear:
+            chosen.append(tick)
+    return once(dated(sorted(chosen, key=lambda tick: tick.fraction), span))
+
+
+def newest_mark(start: datetime, span: float, newest: datetime) -> Tick:
+    newest = newest.astimezone(UTC)
+    return Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, MINUTE), MINUTE)
+
+
+def dated(found: list[Tick], span: float) -> list[Tick]:
+    """An axis of a day or more says every clock tick's day ("30 Nov 18:00 · 01 Dec 06:00"): a span of days reads
+    as days, and "18:00" on two days would be two ticks with the same words (friction59 T 1). One of hours says
+    the day only where it turns (`ticks`); a day-long step's labels are days already ("25 Nov")."""
+    if span < DAY:
+        return found
+    dated = [Tick(t.at, t.fraction, f"{t.at:%d %b} {clock_label(t.at, MINUTE)}", t.precision) for t in found]
+    return [tick if ":" not in tick.label else day for tick, day in zip(found, dated, strict=True)]
+
+
+def once(found: list[Tick]) -> list[Tick]:
+    """Each label once, the earliest kept (two ticks that say the same words read as no scale: friction21a 3), and
+    a clock tick on another day than the one kept before it says its day ("01 Dec 06:00")."""
+    seen: set[str] = set()
+    kept: list[Tick] = []
+    for tick in found:
+        if kept and ":" in tick.label and " " not in tick.label and tick.at.date() != kept[-1].at.date():
+            tick = Tick(tick.at, tick.fraction, f"{tick.at:%d %b} {tick.label}", tick.precision)
+        if tick.label not in seen:
+            seen.add(tick.label)
+            kept.append(tick)
+    return kept
 
 
 def duration(seconds: Any) -> str:

@@ -4,9 +4,9 @@ A row per run: its name and how long it took in a column of their own (text neve
 dots), then a track with a dot per node at the moment it was made. Positions are percentages of the
 track's width, so the track stretches with its box while its dots stay round and its text keeps its
 size (no viewBox scaling): at phone width the name goes above the track (dashboard.css) and nothing
-runs past the card. Below the rows, an axis (time_axis.axis: clock times at round moments, never finer
-than a second; a burst within a second is one tick, its start's clock time). The timeline is history:
-its page folds it shut under one line that says what it holds (`summary`).
+runs past the card. Below the rows, an axis (time_axis.axis: clock times at round moments, to the minute;
+a span under a minute is one tick, its start's clock time; a phone's its own, time_axis.dot_ticks). The
+timeline is history: its page folds it shut under one line that says what it holds (`summary`).
 
 Each dot is a node (timeline_marks.py), coloured by its state as the state's badge is, and named by a
 tooltip and an accessible name (its step, its state, when); beside the track, in the name's column
@@ -148,9 +148,13 @@ class TimelineTick:
     # A clock time in UTC, as a page without scripts shows it, which times.js puts on the reader's clock.
     label: str
     moment: str  # a clock time's moment, ISO 8601 in UTC
-    step: float  # seconds between ticks: how precisely times.js labels it (seconds, tenths, or the day)
+    step: float  # seconds between ticks: how precisely times.js labels it (to the minute, or the day)
     anchor: str  # start, middle or end: the first and last stay on the track
-    minor: bool  # every other tick: left out at phone width, where six clock times do not fit
+    # "wide" or "narrow": the one axis it is shown on (dashboard.css), "" both. A phone's axis has room for few
+    # clock times and no tooltip: it says the dots' own moments, the first step's and the newest's, and the round
+    # ones clear of them (time_axis.dot_ticks; friction59 T 2); the wide one a regular grid (time_axis.axis).
+    only: str = ""
+    day: bool = False  # its label says the day: times.js says the reader's day too
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,13 +445,21 @@ def timeline_page(
     counts = total or StepCounts(runs=0)
     if start is None or newest is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
-    axis = time_axis.axis(start, now, newest=newest) if reach > scaled else time_axis.axis(start, newest)
+    if reach > scaled:
+        axis, narrow = time_axis.axis(start, now, newest=newest), time_axis.dot_ticks(start, now, newest=newest)
+    else:
+        axis, narrow = time_axis.axis(start, newest), time_axis.dot_ticks(start, newest)
+    both = {(tick.at, tick.label) for tick in narrow}
+    shown = [(tick, "" if (tick.at, tick.label) in both else "wide") for tick in axis.ticks]
+    shown += [(tick, "narrow") for tick in narrow if (tick.at, tick.label) not in {(t.at, t.label) for t in axis.ticks}]
+    # In order along the axis: times.js says a tick's day where it differs from the one shown before it.
+    shown.sort(key=lambda pair: pair[0].fraction)
     ticks = []
-    for index, tick in enumerate(axis.ticks):
+    for tick, only in shown:
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         step = axis.step if tick.precision is None else tick.precision
-        minor = index % 2 == 1 and len(axis.ticks) > 3  # two or three labels fit a phone's axis
-        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, minor))
+        day = " " in tick.label  # "01 Dec 06:00", "25 Nov": time_axis says the day where it turns or spans days
+        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, only, day))
     until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if broken else ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.db.models import F
@@ -209,13 +209,15 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
 ):
     forked = two_runs_one_forked_twice()
     # Steps made within a second crowd into numbered dots only when the span is long beside them: the first
-    # step is moved 50 s back, so the rest is one burst at the span's end however fast the machine made them.
+    # step is moved 50 min back, so the rest is one burst at the span's end however fast the machine made them
+    # (and the axis, to the minute, has several round times: friction59 T 1).
     first = Node.objects.filter(run__session__public_id=forked.session_id).order_by("created_at").first()
     assert first is not None
-    Node.objects.filter(pk=first.pk).update(created_at=first.created_at - timedelta(seconds=50))
+    back = timedelta(minutes=50)
+    Node.objects.filter(pk=first.pk).update(created_at=first.created_at - back)
     # The session and its runs began with that step (friction15 6: the first dot sat before "started").
-    Session.objects.filter(public_id=forked.session_id).update(created_at=first.created_at - timedelta(seconds=50))
-    Run.objects.filter(session__public_id=forked.session_id).update(created_at=F("created_at") - timedelta(seconds=50))
+    Session.objects.filter(public_id=forked.session_id).update(created_at=first.created_at - back)
+    Run.objects.filter(session__public_id=forked.session_id).update(created_at=F("created_at") - back)
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", "timeline-folded")
     # History, folded shut by default under one line that says what it holds, on the span every figure in it
     # is measured on (friction12 item 1): no row counts on to now.
@@ -298,6 +300,56 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     console_log.assert_clean()
 
 
+# The first dot in sight (by its left edge), and the axis's ticks in sight: their text, moment and box.
+FIRST_DOT_AND_TICKS = """() => {
+  const dots = [...document.querySelectorAll(".tl-rows .tl-track .tl-dot")]
+    .map((d) => d.getBoundingClientRect()).filter((r) => r.width > 0).sort((a, b) => a.left - b.left);
+  const ticks = [...document.querySelectorAll("svg.tl-axis text.tl-tick")]
+    .filter((t) => getComputedStyle(t).display !== "none" && t.getBoundingClientRect().width > 0)
+    .map((t) => { const r = t.getBoundingClientRect();
+      return {text: t.textContent, at: t.getAttribute("data-tick-at"), left: r.left, right: r.right}; })
+    .sort((a, b) => a.left - b.left);
+  return {dot: {left: dots[0].left, right: dots[0].right}, ticks};
+}"""
+
+
+@pytest.mark.parametrize("apart", [12, 150], ids=["hours", "days"])
+def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_dots_times(
+    sized_page, console_log, site, live_server, viewport, apart
+):
+    # Test data is made within seconds; a person's steps are minutes apart. Its steps are spread `apart` minutes
+    # from each other (hours, or a day and more), newest last, the session and each run starting with their first.
+    forked = two_runs_one_forked_twice()
+    nodes = list(Node.objects.filter(run__session__public_id=forked.session_id).order_by("created_at", "pk"))
+    newest = nodes[-1].created_at
+    first = newest - timedelta(minutes=apart * (len(nodes) - 1))
+    for index, node in enumerate(nodes):
+        Node.objects.filter(pk=node.pk).update(created_at=first + timedelta(minutes=apart * index))
+    Session.objects.filter(public_id=forked.session_id).update(created_at=first)
+    for run in Run.objects.filter(session__public_id=forked.session_id):
+        began = Node.objects.filter(run=run).order_by("created_at").values_list("created_at", flat=True).first()
+        Run.objects.filter(pk=run.pk).update(created_at=began or first)
+    visit(sized_page, f"{site}/sessions/{forked.session_id}/", f"timeline-{apart}-folded")
+    # Clock times without seconds, each said once (assert_axis_reads), never two a second apart (friction59 T 1).
+    labels = assert_axis_reads(sized_page)
+    keep_screenshot(sized_page, f"timeline-{apart}")
+    assert len(labels) >= (2 if viewport == PHONE else 4), labels  # a phone's axis is a third as wide
+    # A span of days says each clock time's day (on the reader's clock: times.js), so none reads twice.
+    dated = re.compile(r"^([A-Z][a-z]{2} \d+|\d+ [A-Z][a-z]{2}) ")
+    assert all(bool(dated.match(label)) == (apart > 60) for label in labels), labels
+    seen = sized_page.evaluate(FIRST_DOT_AND_TICKS)
+    first_tick = seen["ticks"][0]
+    if viewport == PHONE:
+        # A phone has no tooltip: its axis says the first step's time under the first dot (friction59 T 2).
+        assert first_tick["at"] == first.isoformat(), (first_tick, first)
+        assert first_tick["left"] <= seen["dot"]["right"] and first_tick["right"] >= seen["dot"]["left"], seen
+    else:
+        # The wide axis: round times on a regular grid (friction25b 5), none of them the first step's own moment.
+        moments = [datetime.fromisoformat(tick["at"]) for tick in seen["ticks"]]
+        assert len({later - earlier for earlier, later in itertools.pairwise(moments)}) == 1, seen["ticks"]
+    console_log.assert_clean()
+
+
 def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_log, site, live_server, settings):
     settings.WORKRAIL_STALL_MINUTES = 30
     stalled = made.stalled()  # two nodes made at once, then nothing for 45 minutes
@@ -342,16 +394,14 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
         # touch are left out (times.js), the others stay apart and on the axis.
         sized_page.evaluate("""() => {
           document.querySelector(".timeline").style.width = "270px";
-          document.querySelectorAll("svg.tl-axis .minor").forEach((el) => el.classList.remove("minor"));
+          document.querySelectorAll("svg.tl-axis .wide-only").forEach((el) => el.classList.remove("wide-only"));
           window.dispatchEvent(new Event("resize"));
           return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
         }""")
         squeezed = assert_axis_reads(sized_page)
-        # Its steps came milliseconds apart: a burst, whose one label stays whole on the axis; or two, a second
-        # apart, when those milliseconds straddle a whole second (where the clock turned, as test_attention reads);
-        # never the same second twice (friction21a 3).
-        assert len(squeezed) in (1, 2), squeezed
-        assert len(set(squeezed)) == len(squeezed), squeezed
+        # Its steps came milliseconds apart: a burst, whose one label, to the minute, stays whole on the axis (never
+        # the same time twice, friction21a 3, nor two a second apart, friction59 T 1).
+        assert len(squeezed) == 1, squeezed
     console_log.assert_clean()
 
 

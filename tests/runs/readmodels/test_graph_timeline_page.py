@@ -35,7 +35,13 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:01:30 UTC" in row.tooltip
     assert page.caption == "2026-11-28 22:00:00 to 22:01:30 UTC · 1 min 30 s"
     assert page.ticks[0].anchor == "start" and page.ticks[-1].anchor == "end"
-    assert [tick.minor for tick in page.ticks] == [index % 2 == 1 for index in range(len(page.ticks))]
+    # To the minute, each label once per axis (friction59 T 1). The wide axis a grid of round minutes, the start
+    # said where none stands near it; the phone's (no tooltip) says its dots' own times, the first and the last
+    # step's, under them (friction59 T 2).
+    wide = [(tick.label, tick.at) for tick in page.ticks if tick.only != "narrow"]
+    narrow = [(tick.label, tick.at) for tick in page.ticks if tick.only != "wide"]
+    assert wide == [("22:00", "1.50%"), ("22:01", "66.17%")]
+    assert narrow == [("22:00", row.dots[0].at), ("22:01", row.dots[-1].at)]
 
 
 def test_a_run_without_times_has_a_row_and_no_axis():
@@ -91,7 +97,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
     # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick (not the
     # same second again under the newest dot: friction21a 3).
-    assert [tick.label for tick in page.ticks] == ["22:00:00"]
+    assert [tick.label for tick in page.ticks] == ["22:00"]
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
     # row's tail, whose quiet stretch is that one, does not say it again.
@@ -154,9 +160,9 @@ def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
 def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     # Two runs, one still running: the longer row's duration is the axis's span, said in the summary; no
     # row counts on to now (it said "808 ms so far" over an axis of "all 13 steps within 405 ms").
-    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=3))
-    later = T0 + timedelta(seconds=1)
-    r2 = TimelineLane(run_id="r2", label="y", points=[0.0, 1.0], first_at=later, last_at=later + timedelta(seconds=1))
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=3))
+    later = T0 + timedelta(minutes=1)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0, 1.0], first_at=later, last_at=later + timedelta(minutes=1))
     runs = [
         RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
         RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done"),
@@ -164,16 +170,16 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     marks = {
         "r1": [
             NodeMark(T0, "done", "Step 1"),
-            NodeMark(T0 + timedelta(seconds=3), "running", "Step 2", kind="unanswered"),
+            NodeMark(T0 + timedelta(minutes=3), "running", "Step 2", kind="unanswered"),
         ],
-        "r2": [NodeMark(later, "done", "Step 1"), NodeMark(later + timedelta(seconds=1), "done", "Step 2")],
+        "r2": [NodeMark(later, "done", "Step 1"), NodeMark(later + timedelta(minutes=1), "done", "Step 2")],
     }
     page = timeline_page.timeline_page(
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
     assert [row.took for row in page.rows] == [
-        "under\xa0a\xa0minute · 2 steps reached (1 answered)",
-        "under\xa0a\xa0minute · 2 steps answered",
+        "3\xa0min · 2 steps reached (1 answered)",
+        "1\xa0min · 2 steps answered",
     ]
     # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3). One still
     # stands: the line says when its last step was, and no "steps took" span beside it (friction16b 3).
@@ -182,14 +188,14 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     # It covers the session, not the shown run: its one line says so ("in 2 runs"), under the one title
     # "Timeline" (friction26b 5: two titles read as two sections).
     assert not hasattr(page, "title")
-    assert page.caption.endswith("· 3.0 s")
+    assert page.caption.endswith("· 3 min")
     # Each row's ends sit on the axis where its first and newest steps' clock times are.
     recorded_end = 100 - timeline_page.INSET - timeline_page.GAP_SHARE
     ticks = {tick.label: float(tick.at.rstrip("%")) for tick in page.ticks}
-    assert ticks["22:00:00"] == timeline_page.INSET and ticks["22:00:03"] == recorded_end
+    assert ticks["22:00"] == timeline_page.INSET and ticks["22:03"] == recorded_end
     assert [(row.start, row.end) for row in page.rows] == [
         ("1.50%", f"{recorded_end:.2f}%"),
-        (f"{ticks['22:00:01']:.2f}%", f"{ticks['22:00:02']:.2f}%"),
+        (f"{ticks['22:01']:.2f}%", f"{ticks['22:02']:.2f}%"),
     ]
 
 
@@ -301,8 +307,8 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     }
     page = timeline_page.timeline_page(detail(lane, state="canceled"), "/runs/RUN/", None, marks, NOW)
     [tick] = page.ticks  # not the same second again at the far end (friction21a 3, 21b 1)
-    assert (tick.label, tick.moment) == (f"{T0:%H:%M:%S}", T0.isoformat())
-    assert tick.step == 1 and not tick.minor and tick.anchor == "start"
+    assert (tick.label, tick.moment) == (f"{T0:%H:%M}", T0.isoformat())  # to the minute (friction59 T 1)
+    assert tick.step == 60 and not tick.only and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert page.summary.text == (
         "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from runs.readmodels.time_axis import MAX_TICKS, START_ROOM, axis, ticks
+from runs.readmodels.time_axis import MAX_TICKS, START_ROOM, axis, dot_ticks, ticks
 
 START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
 
@@ -57,59 +57,58 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        # A burst within a second: one tick, its start, never the same clock time again at the bar's far end
-        # (friction21a 3, 21b 1: two "14:03:17" far apart read as no scale).
-        (timedelta(milliseconds=4), ["14:03:17"]),
-        (timedelta(seconds=0.2), ["14:03:17"]),
-        (timedelta(seconds=1.8), ["14:03:17", "14:03:18", "14:03:19"]),  # from a second on, clock ticks (friction12 1)
-        (timedelta(seconds=8.2), ["14:03:18", "14:03:20", "14:03:22", "14:03:24"]),
-        (timedelta(seconds=12), ["14:03:18", "14:03:20", "14:03:22", "14:03:24", "14:03:26", "14:03:28"]),
-        (timedelta(seconds=119), ["14:03:30", "14:04:00", "14:04:30", "14:05:00"]),  # 14:03:30 stands near
+        # A span under a minute: one tick, its start, to the minute; never "14:03:17 … 14:03:18" (friction21a 3,
+        # 21b 1, friction59 T 1: ticks a second apart read as noise). Its length is the summary's to say.
+        (timedelta(milliseconds=4), ["14:03"]),
+        (timedelta(seconds=1.8), ["14:03"]),
+        (timedelta(seconds=59), ["14:03"]),
+        # Minutes and hours: round clock times without seconds, the start said where no round one stands near.
+        (timedelta(seconds=119), ["14:03", "14:04", "14:05"]),
         (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
         (timedelta(hours=3), ["14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
+        # Hours across midnight: the day where it turns.
+        (timedelta(hours=20), ["18:00", "26 Nov 00:00", "06:00"]),
+        # A day or more: every clock tick says its day, so that no two say the same words ("18:00" twice).
+        (timedelta(hours=30), ["25 Nov 18:00", "26 Nov 00:00", "26 Nov 06:00", "26 Nov 12:00", "26 Nov 18:00"]),
+        (
+            timedelta(days=3),
+            ["26 Nov 00:00", "26 Nov 12:00", "27 Nov 00:00", "27 Nov 12:00", "28 Nov 00:00", "28 Nov 12:00"],
+        ),
+        (timedelta(days=40), ["30 Nov", "07 Dec", "14 Dec", "21 Dec", "28 Dec", "04 Jan"]),
     ],
 )
-def test_the_axis_tells_the_clock_never_past_the_second(span, labels):
-    # Friction9 item 6: "+4 ms, +8 ms" told nobody when things happened. A burst keeps its start's clock time
-    # (its length is the timeline's summary's to say); a longer span's start is said when no round moment
-    # stands near it; every label is a clock time (friction12 item 1).
+def test_the_axis_tells_the_clock_to_the_minute_and_the_day_on_a_span_of_days(span, labels):
+    # Friction9 item 6: "+4 ms, +8 ms" told nobody when things happened. Friction59 T 1: "10:45:40 PM …
+    # 10:45:41 PM" neither: the page writes times to the minute, and the axis does too, never two ticks alike.
     start = START + timedelta(microseconds=340_123)  # not a round moment
     found = axis(start, start + span)
     assert [tick.label for tick in found.ticks] == labels
     assert found.ticks[0].fraction <= START_ROOM  # the start, or a round moment near enough to stand for it
     assert [tick.fraction for tick in found.ticks] == sorted(tick.fraction for tick in found.ticks)
-    assert found.step >= 1
-    assert not [tick.label for tick in found.ticks if tick.precision == 0]
-
-
-def test_a_burst_across_a_round_second_has_that_seconds_tick_too():
-    # Friction12 item 1: a clock-tick axis wherever a round second falls inside the span, however short.
-    start = START + timedelta(microseconds=700_000)
-    found = axis(start, start + timedelta(milliseconds=500))
-    assert [(tick.label, round(tick.fraction, 2)) for tick in found.ticks] == [("14:03:17", 0.0), ("14:03:18", 0.6)]
+    assert found.step >= 60 and all(tick.precision in (None, 60) for tick in found.ticks)
+    assert len({tick.label for tick in found.ticks}) == len(found.ticks)
 
 
 def test_the_end_is_said_where_no_tick_stands_near_it():
     # friction19b 16: the newest step (the working dot) had no time under it. A round tick well before the end
     # leaves room for the end's own clock time; one near it stands for it (as at the start).
-    found = axis(START, START + timedelta(seconds=50)).ticks  # round ticks every 10 s up to 14:04:00
-    assert [tick.label for tick in found] == ["14:03:20", "14:03:30", "14:03:40", "14:03:50", "14:04:00"]
-    found = axis(START, START + timedelta(seconds=12.5)).ticks  # every 5 s, the last at 14:03:25
+    found = axis(START, START + timedelta(minutes=50)).ticks  # round ticks every 10 min up to 14:50
+    assert [tick.label for tick in found] == ["14:10", "14:20", "14:30", "14:40", "14:50"]
+    found = axis(START, START + timedelta(minutes=12.5)).ticks  # every 5 min, the last at 14:15
     assert [(tick.label, round(tick.fraction, 2)) for tick in found] == [
-        ("14:03:20", 0.24),
-        ("14:03:25", 0.64),
-        ("14:03:29", 1.0),
+        ("14:05", 0.14),
+        ("14:10", 0.54),
+        ("14:15", 0.94),
     ]
-    # The end said as precisely as the start would be: to the second on an axis of seconds, never finer.
-    found = axis(START, START + timedelta(seconds=3.5)).ticks
-    assert [tick.label for tick in found][-1] != "14:03:20.5" and all(len(t.label) == 8 for t in found)
-    # Across a round second, that second's tick stands near enough: not the same clock time twice side by side.
-    start = START + timedelta(microseconds=700_000)
-    assert [tick.label for tick in axis(start, start + timedelta(milliseconds=500)).ticks] == ["14:03:17", "14:03:18"]
+    found = axis(START, START + timedelta(minutes=25)).ticks  # every 5 min, the last at 14:25, 0.87 of the way
+    assert [tick.label for tick in found][-1] == "14:25"
+    # Never the same clock time twice: an end in the same minute as the last round tick is not said again.
+    start = START + timedelta(seconds=40)
+    assert [tick.label for tick in axis(start, start + timedelta(seconds=75)).ticks] == ["14:04", "14:05"]
 
 
 def test_a_single_moment_is_its_clock_time():
-    assert [tick.label for tick in axis(START, START).ticks] == ["14:03:17"]
+    assert [tick.label for tick in axis(START, START).ticks] == ["14:03"]
 
 
 def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
@@ -117,9 +116,30 @@ def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
     # so the first gap was 15 s and the others 10 s. The round ticks stay whole; the start's label goes where a
     # round tick stands near it (the summary line says when the first step was).
     start = datetime(2026, 11, 30, 13, 59, 56, 300_000, tzinfo=UTC)
-    found = axis(start, start + timedelta(seconds=48), newest=start + timedelta(seconds=20)).ticks
+    found = axis(start, start + timedelta(minutes=48), newest=start + timedelta(minutes=20)).ticks
     moments = [tick.at for tick in found]
     gaps = {later - earlier for earlier, later in itertools.pairwise(moments)}
     assert len(found) >= 3 and len(gaps) == 1, [tick.label for tick in found]
     assert all(tick.precision is None for tick in found)  # every label a round moment
-    assert found[0].label == "14:00:00"
+    assert found[0].label == "14:00"
+    # Within a minute of now: its start, once; "now" at the axis's end says the rest (friction59 T 1).
+    found = axis(start, start + timedelta(seconds=40), newest=start + timedelta(seconds=1)).ticks
+    assert [tick.label for tick in found] == ["13:59"]
+
+
+@pytest.mark.parametrize(
+    ("span", "newest", "labels"),
+    [
+        # A phone's axis says the dots' own moments (it has no tooltip: friction59 T 2): the first step's under
+        # the first dot, the newest's under the newest, and round times only where clear of both.
+        (timedelta(seconds=30), None, [("14:03", 0.0)]),
+        (timedelta(seconds=90), None, [("14:03", 0.0), ("14:04", 1.0)]),
+        (timedelta(hours=3), None, [("14:03", 0.0), ("15:00", 0.32), ("16:00", 0.65), ("17:03", 1.0)]),
+        # Running on to now: the newest dot's time where "now" leaves it room, else only the round ones.
+        (timedelta(minutes=30), timedelta(minutes=10), [("14:03", 0.0), ("14:13", 0.33), ("14:25", 0.72)]),
+        (timedelta(minutes=30), timedelta(seconds=2), [("14:03", 0.0), ("14:15", 0.39), ("14:25", 0.72)]),
+    ],
+)
+def test_a_phones_axis_says_the_dots_own_times(span, newest, labels):
+    found = dot_ticks(START, START + span, newest=None if newest is None else START + newest)
+    assert [(tick.label, round(tick.fraction, 2)) for tick in found] == labels

@@ -131,19 +131,14 @@
     });
   }
 
-  /* The timeline's axis (runs/readmodels/timeline_page.py): clock times, labelled in UTC by the server as
-     precisely as each tick's step needs (data-tick-at, data-tick-step); a burst within a second is one
-     tick, its start to the second. Here the same moment on the reader's
-     clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day for steps of
-     days, seconds for steps under a minute; a tick on another local day than the one before it says its
-     day too. */
-  function tickText(moment, step, previous) {
+  /* The timeline's axis (runs/readmodels/timeline_page.py): clock times to the minute, labelled in UTC by the
+     server (data-tick-at, data-tick-step); a span under a minute is one tick, its start. Here the same moment
+     on the reader's clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day
+     alone for steps of days; with the clock where the server said the day (data-tick-day: the span is days
+     long, or the day turned) or where the reader's day differs from the tick's shown before it. */
+  function tickText(moment, step, dated) {
     if (step >= 86400) return dayMonth.format(moment);
-    var options = { hour: "numeric", minute: "2-digit" };
-    if (step < 60) options.second = "2-digit";
-    var text = new Intl.DateTimeFormat(locale, options).format(moment);
-    if (previous && daysBetween(previous, moment) !== 0) text = dayMonth.format(moment) + " " + text;
-    return text;
+    return dated ? dayMonth.format(moment) + " " + clockOnly.format(moment) : clockOnly.format(moment);
   }
 
   /* Each label is centred on its tick, so that the ticks read evenly spaced, unless that would take it past
@@ -230,16 +225,22 @@
     return axes.length ? "svg.tl-axis text.tl-tick { text-anchor: middle; }\n" : "";
   }
 
+  /* The phone's axis and the wide one show different ticks (the classes wide-only, narrow-only): the day is
+     said where it differs from the tick before it on either. */
   function formatTicks(root) {
     (root || document).querySelectorAll("svg.tl-axis").forEach(function (axis) {
-      var previous = null;
+      var previous = { wide: null, narrow: null };
       axis.querySelectorAll("[data-tick-at]").forEach(function (tick) {
         var moment = new Date(tick.getAttribute("data-tick-at"));
         var step = parseFloat(tick.getAttribute("data-tick-step"));
         if (isNaN(moment.getTime()) || isNaN(step)) return;
-        var text = tickText(moment, step, previous);
+        var on = tick.classList.contains("wide-only") ? ["wide"] : tick.classList.contains("narrow-only") ? ["narrow"] : ["wide", "narrow"];
+        var dated = tick.hasAttribute("data-tick-day") || on.some(function (layout) {
+          return previous[layout] && daysBetween(previous[layout], moment) !== 0;
+        });
+        var text = tickText(moment, step, dated);
         if (tick.textContent !== text) tick.textContent = text;
-        previous = moment;
+        on.forEach(function (layout) { previous[layout] = moment; });
       });
     });
   }
