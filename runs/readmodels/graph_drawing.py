@@ -183,15 +183,52 @@ def lane_starts(graph: RunGraph) -> set[str]:
     return {(starts.get(lane) or end).node_id for lane, end in ends.items()}
 
 
-def trunk_label(graph: RunGraph, starts: set[str]) -> tuple[str, str] | None:
-    """The run's first card and the words beside it where the branches share it (friction22b 15: with each branch
-    named where it splits off, half-way down, the shared steps above read as unlabelled): "Branches 1-3", faint,
-    heading the shared column as a branch's name heads its own. None for one branch, or where the branches share
-    no card (they forked at the start) or the run has more than one root (a damaged store)."""
+def branches_label(numbers: Iterable[int]) -> str:
+    """Branch numbers as the drawing names them: "Branch 2", "Branches 1-3", "Branches 1, 3"."""
+    ordered = sorted(set(numbers))
+    if len(ordered) == 1:
+        return f"Branch {ordered[0]}"
+    runs: list[list[int]] = []
+    for number in ordered:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return "Branches " + ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
+def shared_labels(graph: RunGraph, starts: set[str]) -> dict[str, str]:
+    """The cards that head a stretch of steps several branches share, each with the words beside it ("Branches
+    1-3", faint), as a branch's own name heads its own cards (lane_starts). One rule for every name (friction22b 15,
+    r59: "Branches 1-3" at the top, then an unnamed card branches 1 and 2 share, then "Branch 1" half-way down read
+    as branch 1 beginning there alone): a name stands wherever the branches a card belongs to change, naming them.
+    A card belongs to each branch whose last card descends from it. None for one branch or a damaged store (more
+    than one root)."""
+    by_id = {node.node_id: node for node in graph.nodes}
     roots = [node for node in graph.nodes if node.parent_id is None]
-    if graph.lanes < 2 or len(roots) != 1 or roots[0].node_id in starts:
-        return None
-    return roots[0].node_id, f"Branches 1-{graph.lanes}"
+    if graph.lanes < 2 or len(roots) != 1:
+        return {}
+    ends: dict[int, GraphNode] = {}
+    for node in graph.nodes:
+        if node.lane not in ends or node.depth > ends[node.lane].depth:
+            ends[node.lane] = node
+    whose: dict[str, set[int]] = {}
+    for lane, end in ends.items():
+        seen: set[str] = set()
+        current: GraphNode | None = end
+        while current is not None and current.node_id not in seen:
+            seen.add(current.node_id)
+            whose.setdefault(current.node_id, set()).add(lane + 1)
+            current = by_id.get(current.parent_id) if current.parent_id is not None else None
+    labels: dict[str, str] = {}
+    for node in graph.nodes:
+        numbers = whose.get(node.node_id, set())
+        parent = by_id.get(node.parent_id) if node.parent_id is not None else None
+        if node.node_id in starts or len(numbers) < 2:
+            continue
+        if parent is None or whose.get(parent.node_id, set()) != numbers:
+            labels[node.node_id] = branches_label(numbers)
+    return labels
 
 
 # --- what the marks mean --------------------------------------------------------------------------------
@@ -226,17 +263,6 @@ class LegendEntry:
     def card_classes(self) -> str:
         """A "card" swatch's classes: the same as the drawing's cards of that mark (dashboard.css styles both)."""
         return CARD_CLASSES.get(self.key, self.key)
-
-    @property
-    def listed(self) -> bool:
-        """A fill or border the phone's list draws too, on each step's mark (LISTED_MARKS): its key on a phone."""
-        return self.key in LISTED_MARKS
-
-    @property
-    def drawing_only(self) -> bool:
-        """A mark only the drawing holds (a card's other borders, a line, a lane's name): the phone's list, which
-        replaces the drawing, has none of them. A branch state's entry is not: the list names each branch's."""
-        return not self.tag and not self.listed and self.swatch in ("card", "line", "lane")
 
 
 # The state of a branch, drawn on its tip: the key (a class name), the dashboard's state it is, and the word its
@@ -283,9 +309,6 @@ CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreac
 # (green), current (blue), not reached (grey). The branch states the rule says are keyed by it, not by their pill's
 # word: the "?" says their word's meaning on a phone alone, whose list draws no card.
 FILL_SAID = frozenset({"running", "left-behind"})
-# The rule's fills and border that the phone's list draws on each step's mark, a small card (friction25b 4: its
-# round dots and rings read as radio buttons, and no key said them): the "?" keys them on a phone too.
-LISTED_MARKS = frozenset({"answered", "pending", "unreached", "aside"})
 # The states whose branch no agent works on any more: their tip's card is dashed and grey (not reached).
 NOBODY_STATES = frozenset({"left-behind", "canceled"})
 
@@ -298,7 +321,7 @@ LEGEND_WORDS = {
     "aside": "dashed border: no agent works on that branch any more",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
-    "lane": "marks where each branch splits off: its first step no other branch shares",
+    "lane": "stands at branch N's first step of its own",
     "checkpoint": "made by a checkpoint (it stays at its step)",
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "dotted border: a branch a person started by hand",
@@ -309,6 +332,7 @@ LEGEND_WORDS = {
     "current": "the step this page shows: its branch's steps are listed below",
     "newest": "the step the run reached last",
 }
+LANE_SHARED_WORDS = f"{LEGEND_WORDS['lane']}; “Branches 1-2” at the first of the steps those branches share"
 # On screen a card's fill says its step's state, not the branch viewed (friction15b 15): the viewed branch is a
 # dark outline, the steps before a tip are answered (green), dashed where no agent works on them, never hollow.
 # friction22a B8: no heavier outline either: a dashed card with a dark outline read as a third mark. The branch viewed
@@ -385,6 +409,8 @@ def legend(
     }
     if states:
         present["blocked"] = False  # said by the "blocked" state
+    # The screen names the stretches branches share too (shared_labels): the key says that faint name as well.
+    shared = screen and bool(shared_labels(graph, lane_starts(graph)))
     ruled = screen and worked is not None  # the fill-and-border rule keys the states it says (FILL_SAID)
     return [
         LegendEntry(
@@ -398,7 +424,7 @@ def legend(
         if key in drawn
     ] + [
         LegendEntry(key, SCREEN_LEGEND_WORDS.get(key, words) if screen else words, in_sight=key in IN_SIGHT)
-        for key, words in LEGEND_WORDS.items()
+        for key, words in {**LEGEND_WORDS, **({"lane": LANE_SHARED_WORDS} if shared else {})}.items()
         if present[key]
     ]
 
@@ -735,7 +761,7 @@ def _draw(
         tip=graph.tip,
         href=href,
         starts=starts,
-        trunk=trunk_label(graph, starts) if geo.tags_beside else None,
+        shared=shared_labels(graph, starts) if geo.tags_beside else {},
         viewed=viewed,
         states=states,
         counted=counted,
@@ -916,7 +942,7 @@ class _CardStyle:
     tip: str | None
     href: Callable[[GraphNode], str] | None
     starts: set[str]
-    trunk: tuple[str, str] | None  # the shared first card and the words beside it, on screen (trunk_label)
+    shared: dict[str, str]  # the cards heading a stretch several branches share, and its words (shared_labels)
     states: dict[str, str]
     counted: bool
     geo: _Geometry
@@ -987,8 +1013,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
         "the end of its branch"
     )
-    on_trunk = style.trunk is not None and style.trunk[0] == node.node_id
-    words = [full, style.trunk[1] if style.trunk is not None and on_trunk else branch_label(node.lane), where]
+    sharers = style.shared.get(node.node_id)
+    words = [full, sharers or branch_label(node.lane), where]
     if node.iteration is not None and (node.place is None or counted):
         words.append(f"round {node.iteration} in “{node.loop_title or 'a loop'}”")
     if node.via == "checkpoint":
@@ -1019,8 +1045,8 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         said = say_state and state is not None
         tag = (STATE_WORDS[state], f"state state-{state}") if said and state is not None else None
         shown_marks = [(branch_label(node.lane), "lane")] if starts_lane else []
-        if style.trunk is not None and on_trunk:
-            shown_marks.append((style.trunk[1], "lane shared"))
+        if sharers:
+            shown_marks.append((sharers, "lane shared"))
         if starts_lane and node.lane == style.viewed:  # under its name: the tag column is narrower than both
             shown_marks.append((VIEWING_WORD, "lane viewing"))
         shown_marks += [tag] if tag is not None else []

@@ -106,6 +106,36 @@ class BranchSection:
         where the branch stands now, its pending step (friction17a 15: the box never said it)."""
         return self.rows[-1:] if self.listed_below else self.rows
 
+    @property
+    def marks(self) -> frozenset[str]:
+        """The drawing's fills and border (graph_drawing.LEGEND_WORDS keys) its rows' step marks draw, each a card
+        in small (dashboard.css): a fill by the row's state, the border dashed on a branch no agent works on. A
+        state of its own colour (Stalled, Blocked...) is said in words by the branch's heading, not keyed here."""
+        drawn = {LISTED_FILLS[row.state] for row in self.box_rows if not row.skipped and row.state in LISTED_FILLS}
+        if self.aside and any(not row.skipped for row in self.box_rows):
+            drawn.add("aside")
+        return frozenset(drawn)
+
+
+# The phone list's step marks filled as the drawing's cards are (dashboard.css), by the row's state: a legend key each.
+LISTED_FILLS: dict[StateName, str] = {
+    "done": "answered",
+    "running": "pending",
+    "left_behind": "unreached",
+    "canceled": "unreached",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRow:
+    """A legend entry as the "?" shows it: `kind` says at which width (dashboard.css): "said-by-rule" (at none: the
+    fill-and-border rule says it), "listed" (at every width, its swatch too: a mark the phone's list draws),
+    "worded" (at every width, without its card swatch: a branch state its heading names in words), "drawing-only"
+    (on a desktop alone: a mark of the drawing the phone's list does not draw, or says in its own words)."""
+
+    entry: graph_drawing.LegendEntry
+    kind: str
+
 
 @dataclass(frozen=True, slots=True)
 class GraphPage:
@@ -118,6 +148,22 @@ class GraphPage:
         "redone", a checkpoint), always in sight beside it: its compact legend; a state drawn as a step's fill is
         not (graph_drawing.DRAWN_AS_ANSWERED: its card's pill says it)."""
         return [entry for entry in self.legend if entry.in_sight]
+
+    @property
+    def key_rows(self) -> list[KeyRow]:
+        """The legend behind the "?", each entry with the widths it shows at (friction r59: the phone's key
+        explained six marks of the drawing its list does not draw): on a phone, only the fills and border its
+        list's step marks draw (BranchSection.marks) and the branch states its headings name."""
+        listed = frozenset().union(*(section.marks for section in self.sections))
+
+        def kind(entry: graph_drawing.LegendEntry) -> str:
+            if entry.said_by_rule:
+                return "said-by-rule"
+            if entry.key in listed:
+                return "listed"
+            return "worded" if entry.tag else "drawing-only"
+
+        return [KeyRow(entry, kind(entry)) for entry in self.legend]
 
     @property
     def other_marks(self) -> list[graph_drawing.LegendEntry]:

@@ -730,7 +730,7 @@ class GraphContext(TypedDict):
     detail: RunDetail
     drawing: SafeString
     state_key: list[graph_drawing.LegendEntry]  # named in one line beside the drawing (a desktop's)
-    legend: list[graph_drawing.LegendEntry]  # every mark with its meaning, behind the "?"
+    key_rows: list[graph_page.KeyRow]  # every mark with its meaning, behind the "?", and the widths it shows at
     tag_words: dict[str, str]  # the words of the phone list's "you are viewing"
     glyphs: dict[str, str]  # the shapes of a checkpoint's and a redone step's marks, as the drawing draws them
     sections: list[graph_page.BranchSection]
@@ -761,7 +761,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         # The drawing escapes every text it holds (runs/readmodels/graph_drawing.py): safe to insert as is.
         "drawing": mark_safe(laid_out.drawing),
         "state_key": laid_out.state_key,
-        "legend": laid_out.legend,
+        "key_rows": laid_out.key_rows,
         "tag_words": graph_drawing.SCREEN_TAGS,
         "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH, "again": graph_drawing.AGAIN_GLYPH},
         "sections": laid_out.listed,

@@ -439,6 +439,37 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     else:
         expect(drawing).to_be_visible()
         expect(listed).to_be_hidden()
+        # Friction r59 1: one rule for every name beside the drawing: a name wherever the branches a card belongs
+        # to change. "Branches 1-3" by the step all three share, "Branches 1-2" by the one branches 1 and 2 share
+        # (unnamed, "Branch 1" half-way down read as branch 1 beginning there), and each "Branch N" beside that
+        # branch's first card of its own, in its lane, level with the card's top, right of it.
+        svg = drawing.locator("svg.run-graph")
+        named = svg.locator("a.graph-node:has(text.tag-text.lane:not(.viewing))").evaluate_all(
+            """cards => cards.map((card) => {
+              const box = card.querySelector("rect.card").getBoundingClientRect();
+              const tag = card.querySelector("text.tag-text.lane:not(.viewing)");
+              const at = tag.getBoundingClientRect();
+              const title = [...card.querySelectorAll("text.ct")].map((t) => t.textContent).join(" ");
+              const beside = at.left > box.right && at.top >= box.top - 2 && at.bottom <= box.bottom;
+              return [tag.textContent, Number(card.dataset.lane), title, beside];
+            })"""
+        )
+        assert sorted(named) == [
+            ["Branch 1", 0, "Review api", True],
+            ["Branch 2", 1, "Review api", True],
+            ["Branch 3", 2, "Record the Changed Files", True],
+            ["Branches 1-2", 0, "Record the Changed Files", True],
+            ["Branches 1-3", 0, "Triage the Change", True],
+        ], named
+        # Each lane's first card is named: no branch's own cards begin unnamed, nor its shared ones.
+        firsts = svg.locator("a.graph-node").evaluate_all(
+            """cards => Object.values(cards.reduce((top, card) => {
+              const y = card.querySelector("rect.card").getBoundingClientRect().top;
+              if (!(card.dataset.lane in top) || y < top[card.dataset.lane][0]) top[card.dataset.lane] = [y, card];
+              return top;
+            }, {})).map(([, card]) => !!card.querySelector("text.tag-text.lane"))"""
+        )
+        assert firsts == [True, True, True]
         # Friction16b 6: the step passed over between step 2 and step 4 is drawn, a dashed placeholder on the line
         # between their cards (on each branch that passed it), its why in its tooltip.
         skipped = drawing.locator("g.skipped-step")
@@ -546,14 +577,46 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
     expect(sized_page.locator(".legend:visible")).to_have_count(1)
-    expect(help_box.locator("li", has_text="redone after branching")).to_be_visible()
-    expect(help_box.locator("li", has_text="a checkpoint the agent saved during that step")).to_be_visible()
     expect(help_box.locator(".badge, .state-key, .tag-key")).to_have_count(0)
+    drawing_marks = help_box.locator("li").filter(
+        has_text=re.compile("redone after branching|a checkpoint the agent saved|Branch N|dark line, “viewing”")
+    )
+    expect(drawing_marks).to_have_count(4)
     if viewport.name == "desktop":
-        expect(help_box.locator("li", has_text="Branch N")).to_be_visible()
-        expect(help_box.locator("li", has_text="dark line, “viewing” under its name")).to_be_visible()
+        for mark in drawing_marks.all():
+            expect(mark).to_be_visible()
     else:
-        expect(help_box.locator("li", has_text="dark line")).to_be_hidden()  # a mark of the drawing only
+        # Friction r59 2: the phone's key said six marks of the drawing, most of which its list does not draw (the
+        # "↺" badge, the diamond, the lanes' names, the dark line; the list says "↺ redone" and "◆ checkpoint" in
+        # words). Every entry it shows names a mark its list draws, in sight once each branch is opened.
+        for mark in drawing_marks.all():
+            expect(mark).to_be_hidden()
+        folds = listed.locator("details.gl-fold")
+        were_open = folds.evaluate_all("folds => folds.map((f) => { const was = f.open; f.open = true; return was; })")
+        shown_keys = help_box.locator("li:visible")
+        assert shown_keys.evaluate_all("ls => ls.map((l) => l.dataset.key)") == [
+            "answered",
+            "pending",
+            "unreached",
+            "aside",
+        ]
+        marks_of = {
+            "answered": ".gl-step:not(.skipped) .gl-dot.dot-done",
+            "pending": ".gl-step .gl-dot.dot-running",
+            "unreached": ".gl-step .gl-dot:is(.dot-left_behind, .dot-canceled)",
+            "aside": ".gl-branch.aside .gl-step:not(.skipped) .gl-dot",
+        }
+        for entry in shown_keys.all():
+            key = entry.get_attribute("data-key") or ""
+            if key.startswith("state-"):  # a branch state: the word its heading's pill says
+                word = entry.locator("strong").inner_text()
+                expect(listed.locator(".gl-head .badge", has_text=word).first).to_be_visible()
+                continue
+            mark = listed.locator(marks_of[key]).first
+            expect(mark).to_be_visible()
+            if key == "aside":
+                assert mark.evaluate("m => getComputedStyle(m).borderTopStyle") == "dashed"
+        folds.evaluate_all("(folds, open) => folds.forEach((f, i) => { f.open = open[i]; })", were_open)
     # No text of the graph reads smaller than 12 px, legend open, at either size.
     assert sized_page.evaluate(SMALL_TEXT) == []
     # Friction12 item 2: no row of branch links under the graph, saying again what the run card's "Other

@@ -214,15 +214,29 @@ def test_branches_are_labelled_in_lane_order_where_each_diverges_never_beside_a_
     # "Branch 1" beside them read as "these are branch 1's", and as "I'm on branch 1" while viewing branch 2.
     # Each name stands where its branch splits off, the viewed one's marked so.
     # Friction22b 15: the shared first steps are headed too, faint, by the branches that share them (named only at
-    # the split, they read as unlabelled); the first card's tooltip says so as well.
+    # the split, they read as unlabelled); the first card's tooltip says so as well. r59: one rule for every name,
+    # a name wherever the branches a card belongs to change: card 2 is branches 1 and 2's (branch 3 left at 1), so
+    # it heads "Branches 1-2" and "Branch 1" below it reads as branch 1's own first step, not its beginning.
     assert labels(svg) == {
         "1": ["Branches 1-3"],
-        "2": [],
+        "2": ["Branches 1-2"],
         "3": ["Branch 1"],
         "4": ["Branch 2", "viewing"],
         "5": ["Branch 3"],
     }
     assert '<text class="tag-text lane shared"' in card(svg, "1") and "<title>Step at depth 0 · Branches 1-3 · " in svg
+    assert "<title>Step at depth 1 · Branches 1-2 · " in card(svg, "2")
+    # Every branch's own name stands at its first card no other branch shares, whichever lane it is drawn in.
+    starts = {"Branch 1": "3", "Branch 2": "4", "Branch 3": "5"}
+    assert {name: node for node, said in labels(svg).items() for name in said if name in starts} == starts
+    # Down a trunk forked at every step, each shared stretch is named by the branches still on it.
+    forks = drawn([(1, None), (2, 1), (3, 2), (4, 3), (5, 3), (6, 2), (7, 1)])
+    assert graph_drawing.shared_labels(forks, graph_drawing.lane_starts(forks)) == {
+        "1": "Branches 1-4",
+        "2": "Branches 1-3",
+        "3": "Branches 1-2",
+    }
+    assert graph_drawing.branches_label([1, 3]) == "Branches 1, 3"
     # No shared card, no such heading: branches forked at the start, or one branch alone.
     assert "lane shared" not in screen(drawn([(1, None), (2, None)]))
     assert "lane shared" not in screen(drawn([(1, None), (2, 1)]))
@@ -353,7 +367,7 @@ def test_the_legend_lists_only_the_marks_the_drawing_holds():
         "newest",
     ]
     # One rule for every branch's tag, and what filled and hollow cards mean, said (friction7 12).
-    assert legend["lane"] == "marks where each branch splits off: its first step no other branch shares"
+    assert legend["lane"] == "stands at branch N's first step of its own"
     assert legend["on-branch"].startswith("blue fill: the branch you are viewing")
     assert legend["other"].startswith("hollow: ")
     assert legend["loop"] == "the n-th time round a loop"

@@ -315,3 +315,24 @@ def test_no_skipped_placeholder_or_checkpoint_sits_on_a_line(service_catalog):
         assert drawing.count(f'class="{kind}"') >= 1 and boxes, kind
         assert [(box, line) for box in boxes for line in lines if _crosses(box, line)] == [], kind
         assert not starts & {(x1, y1) for x1, y1, _, _ in lines}
+
+
+def test_the_phone_key_says_only_the_marks_its_list_draws(service_catalog):
+    # Friction r59 2: the phone's key explained six marks of the drawing (a diamond, a "↺" badge...) its list of
+    # branches does not draw. Each entry now says at which width it shows: on a phone, the fills and border the
+    # list's step marks draw, and no mark the list says in its own words ("◆ checkpoint", "↺ redone").
+    looped = looped_and_forked(service_catalog["extra"], iterations=3)
+    laid_out = graph_page(run_detail(looped.run_id), "/r/", "/n/NODE/")
+    kinds = {row.entry.key: row.kind for row in laid_out.key_rows}
+    drawn = frozenset().union(*(section.marks for section in laid_out.sections))
+    assert {key for key, kind in kinds.items() if kind == "listed"} == drawn
+    assert drawn <= {"answered", "pending", "unreached", "aside"}
+    assert kinds["checkpoint-mark"] == kinds["again"] == kinds["lane"] == kinds["on-branch"] == "drawing-only"
+    assert kinds["state-running"] == "said-by-rule" and kinds["state-done"] == "worded"
+    # A branch no agent works on any more draws its marks dashed; the branch the page shows lists its last step.
+    first, newest = laid_out.sections
+    assert newest.marks == {"pending"} and "aside" not in first.marks and "answered" in first.marks
+    sample = two_runs_one_forked_twice()
+    forked = graph_page(run_detail(sample.review_run), "/r/", "/n/NODE/")
+    listed = [row.entry.key for row in forked.key_rows if row.kind == "listed"]
+    assert listed == ["answered", "pending", "unreached", "aside"]
