@@ -25,8 +25,12 @@ under the same title as in every state, collapsed to that fold, whose summary re
 agent stopped" (friction25a 4, 25b 2: the bare muted line of friction24a 12 floated between cards as a footnote;
 friction23a A6, 23b 6: an open copy button beside "Agent working on this step" invited a second agent). A
 refused step's message is "Resume here"'s, right under the refusal (one entry per page: the refusal's panel on
-this page holds none). A step waiting for the person's confirmation, a refused one and a branch just started by
-hand lead the page with "Resume here".
+this page holds none).
+
+Issue 32: one order in every state: "Resume here" right under the step's status, before the prompt, "Branch from
+here" after the step's answer. While the agent has the move, "Resume here" is a quiet fold (small and grey, not a
+section heading: it read as the page's main action); beside a confirmation, "Branch from here" is one too
+(`branch_folded`).
 """
 
 from __future__ import annotations
@@ -157,6 +161,9 @@ class StepActions:
     refused: bool = False
     # A branch started by hand: its hand-over's to-dos, in order (handover_steps; friction25a 5).
     handover: tuple[str, ...] = ()
+    # The replaced branches those to-dos tell the person to stop (replaced_by_hand): their rows under "Other
+    # branches of this run" say only "Replaced", the move being the to-dos' (issue 32: two "Your move" pills).
+    told_to_stop: tuple[int, ...] = ()
 
     @property
     def redo_title(self) -> str:
@@ -178,11 +185,16 @@ class StepActions:
 
     @property
     def leads_page(self) -> bool:
-        """The section comes first on the page, before the prompt: a step waiting for the person's decision, a
-        refused step (its message under the refusal that says why), or a branch just started by hand, whose
-        hand-over message is the one thing left to do (friction21a 2: under the prompt, "Why this step" and an
-        empty answer, it was a screen below "give it the message below")."""
-        return self.replies is not None or self.handed_over or self.refused
+        """The section comes first on the page, before the prompt, wherever it is shown: one order for every
+        state (issue 32: on a branch left behind it came after the prompt and the answer, first elsewhere, and
+        read as "lower"). How loud it is follows whose move it is (`folded`: a quiet fold while the agent's)."""
+        return self.resume_shown
+
+    @property
+    def branch_folded(self) -> bool:
+        """ "Branch from here" is one quiet closed fold, not a section: beside a confirmation, where the person is
+        about to say yes or no to the step, redoing it is a distraction (issue 32), reachable but not offered."""
+        return self.resume == "confirm"
 
 
 NONE = StepActions()
@@ -283,6 +295,7 @@ def _of_step(
             handed_over=True,
             branch_lead=branch_lead,
             handover=handover_steps(node, step),
+            told_to_stop=replaced_by_hand(node, step),
         )
     if at_work:
         # The page's working line says the agent is on it; the message waits folded, its summary when it is for.
@@ -375,10 +388,7 @@ def handover_steps(node: NodeDetail, step: StepState) -> tuple[str, ...]:
     """A branch started by hand's to-dos, in order (friction25a 5: two "Your move" items at once, and "its chat"
     did not say whose): first, where the branches it replaced may still have an agent at work (outcomes._set_aside:
     "superseded"), telling them to stop; then the message, which redoes the step on this branch."""
-    replaced = sorted(
-        {o.number for o in (*node.on_branches, *node.other_branches) if o.state == "superseded"}
-        - ({step.waiting_on.number} if step.waiting_on is not None else set())
-    )
+    replaced = replaced_by_hand(node, step)
     this = f" on branch {step.waiting_on.number}" if step.waiting_on is not None else ""
     if not replaced:
         return (f"Paste this message into an agent's chat: it redoes the step{this}.",)
@@ -389,6 +399,17 @@ def handover_steps(node: NodeDetail, step: StepState) -> tuple[str, ...]:
         else f"In the chats of branches {names}, tell their agents to stop."
     )
     return (stop, f"Paste this message into a chat (that one or a new one): it redoes the step{this}.")
+
+
+def replaced_by_hand(node: NodeDetail, step: StepState) -> tuple[int, ...]:
+    """The branches a branch started by hand replaced (outcomes._set_aside: "superseded"), whose agents may still
+    be at work: the hand-over's first to-do tells them to stop."""
+    return tuple(
+        sorted(
+            {o.number for o in (*node.on_branches, *node.other_branches) if o.state == "superseded"}
+            - ({step.waiting_on.number} if step.waiting_on is not None else set())
+        )
+    )
 
 
 def _at_work_elsewhere(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

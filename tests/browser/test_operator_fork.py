@@ -108,7 +108,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         assert_plain_words(page)
         # The run went on from this step: the message would start a new branch, so it is not "resume" (friction13 2).
         # Nothing resumes here: no "Resume here", the head's line says where the run is (friction15).
-        expect(page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+        expect(page.locator("#resume-here-title, #branch-title")).to_have_text(["Branch from here"])
         expect(page.locator(".page-head #now-at")).to_be_visible()
         expect(page.locator("#fork-message > summary")).to_have_text("Redo with the same inputs")
         # When each way records the branch, said once, in the one fold (friction24b 15: two wordings of it).
@@ -122,7 +122,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.get_by_role("button", name="Start the branch with this change").click()
 
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
-        expect(page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+        expect(page.locator("#resume-here-title, #branch-title")).to_have_text(["Resume here", "Branch from here"])
         # Its to-dos numbered, in order: stop branch 1's agent, then paste the message (friction25a 5).
         expect(page.locator("#handover-steps li")).to_have_text(
             [
@@ -134,6 +134,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # a screen away (friction21a 2).
         hand_over, prompt = page.locator("#resume-here").bounding_box(), page.locator("#prompt-card").bounding_box()
         assert hand_over and prompt and hand_over["y"] < prompt["y"]
+        # One move on the page (issue 32): the to-dos above say to stop branch 1's agent, so its row under "Other
+        # branches of this run" says only "Replaced", in nobody's grey, not a second "Your move", nor the to-do again.
+        row = page.locator("#other-branches li.replaced")
+        expect(row.locator(".badge")).to_have_text("Replaced")
+        expect(row.locator(".badge")).to_have_attribute("data-tone", "nobody")
+        expect(row).not_to_contain_text("tell it in its chat")
+        expect(page.locator("main .badge:visible", has_text="Your move")).to_have_text(["Your move · Paused"])
         expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
         # Both branches named, so the step it came from (of the same title) does not read as this page; the
         # crumb names the branch (friction18a 7).

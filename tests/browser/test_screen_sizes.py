@@ -662,15 +662,15 @@ def test_a_node_page(sized_page, console_log, site, forked):
     )
     assert sized_page.locator("#node-facts").evaluate(style) == ["wrap", False]
     # A healthy node leads with its step, not with resuming it: while the agent works on the step, "Resume here"
-    # is its card collapsed to one closed line under the page's status, "Resume here · only if the agent stopped"
-    # (friction25a 4, 25b 2), the message the quiet outline behind it (no second driver, friction16, 23a A6);
+    # is one quiet closed fold under the page's status, "Resume here · only if the agent stopped" (issue 32: not
+    # a section heading), the message the quiet outline behind it (no second driver, friction16, 23a A6);
     # "Branch from here" follows what was recorded, branching with other context a fold of its own.
     recorded = sized_page.locator("#recorded-title").bounding_box()
     resume = sized_page.locator("#resume-here").bounding_box()
     branch = sized_page.locator("#branch-here").bounding_box()
     assert recorded is not None and resume is not None and branch is not None
     assert resume["y"] < recorded["y"] < branch["y"]
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Resume here", "Branch from here"])
+    expect(sized_page.locator("#resume-here-title, #branch-title")).to_have_text(["Resume here", "Branch from here"])
     expect(sized_page.locator("#resume-here > details > summary")).to_have_text(
         "Resume here · only if the agent stopped"
     )

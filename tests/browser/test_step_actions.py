@@ -22,8 +22,32 @@ from tests.support.sample_session import advance
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
 SECTIONS = ["Resume here", "Branch from here"]
-# The titles as a person reads them, less a heading's clock ("Resume here · waiting for 5 min").
+# The titles as a person reads them, less a heading's clock ("Resume here · waiting for 5 min"): a section's
+# heading, or a quiet fold's title (issue 32: "Resume here" while the agent works, "Branch from here" beside a
+# confirmation).
 TITLES = "els => els.map(h => h.firstChild.textContent.trim())"
+TITLE = "#resume-here-title, #branch-title"
+# Issue 32: one order on every state's page: "Resume here" under the status, before the prompt, "Branch from
+# here" after the answer.
+ORDER = ("#resume-here", "#prompt-card", "#recorded-title", "#branch-here")
+
+
+def assert_order(page) -> None:
+    """The sections in the one order every state's page has (issue 32), as a reader sees them, top to bottom."""
+    boxes = [page.locator(sel).first.bounding_box() for sel in ORDER]
+    assert all(boxes), boxes
+    tops = [box["y"] for box in boxes if box]
+    assert tops == sorted(tops), dict(zip(ORDER, tops, strict=True))
+
+
+def assert_quiet_fold(page, summary: str) -> None:
+    """A fold in an explanation's quiet weight (issue 32): small, grey, not bold, no card around it, one line."""
+    box = page.locator(summary).bounding_box()
+    style = "e => [parseFloat(getComputedStyle(e).fontSize), Number(getComputedStyle(e).fontWeight)]"
+    size, weight = page.locator(summary).evaluate(style)
+    body = page.locator("main").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert box and box["height"] < 50 and size < body and weight < 600, (summary, box, size, weight)
+    expect(page.locator(summary).locator("xpath=ancestor::*[contains(@class, 'card')]")).to_have_count(0)
 
 
 def assert_sections(page, resume_line: str, first: str = "Resume here", *, folded: bool = False) -> None:
@@ -31,8 +55,11 @@ def assert_sections(page, resume_line: str, first: str = "Resume here", *, folde
     a confirmation's (`first`, friction23a A3), the first leading with `resume_line`; nowhere a disclosure named
     after a question (friction22a B3). `folded`: the agent has the move, and "Resume here" is one closed fold
     under the page's status, its card collapsed to that one line under the same title (friction25a 4, 25b 2)."""
-    assert page.locator(".step-actions h2").evaluate_all(TITLES) == [first, *SECTIONS[1:]]
-    expect(page.locator("#resume-here.card.step-actions-folded")).to_have_count(1 if folded else 0)
+    assert page.locator(TITLE).evaluate_all(TITLES) == [first, *SECTIONS[1:]]
+    expect(page.locator("#resume-here.step-actions-folded")).to_have_count(1 if folded else 0)
+    if folded:  # issue 32: the agent's move, its fallback in the quiet weight, not a card's heading
+        assert_quiet_fold(page, "#resume-here > details > summary")
+    assert_order(page)
     expect(page.get_by_text(re.compile(r"Want it back\?|Agent stopped\?"))).to_have_count(0)
     resume = page.locator("#resume-here").bounding_box()
     branch = page.locator("#branch-here").bounding_box()
@@ -110,24 +137,27 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     rewound = made.left_behind("STEPS-3")
     left = Node.objects.filter(run__public_id=rewound.run_id, children__isnull=True).order_by("pk").first()
     assert left is not None  # branch 1's tip, set aside by the rewind
+    stalled = made.stalled("STEPS-5")
     # A running step: the agent is on it (the page's working line says so); the quiet message folded, for when it
     # stops (friction23a A6, 23b 6).
     visit(sized_page, f"{site}/nodes/{node_id_of(answer)}/", "step-actions-running")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     assert_sections(sized_page, "Resume here · only if the agent stopped", folded=True)
     folded_message(sized_page, "Resume here · only if the agent stopped")
-    # A card collapsed to one line, right under the page's status line, before the prompt (friction25a 4, 25b 2).
+    # One quiet line right under the page's status line, before the prompt (issue 32: not a section heading).
     pending, fold, prompt = (
         sized_page.locator(sel).bounding_box() for sel in ("#node-pending", "#resume-here", "#prompt-card")
     )
-    assert pending and fold and prompt and pending["y"] < fold["y"] < prompt["y"] and fold["height"] < 90
+    assert pending and fold and prompt and pending["y"] < fold["y"] < prompt["y"] and fold["height"] < 50
     expect(sized_page.locator("#state-token")).to_be_hidden()
     expect(sized_page.locator("#resume-message .raw-token > summary")).to_have_text("For developers")
     prompt_folds_on_a_phone(sized_page)
     # A done step the run went on from: no "Resume here", one line in the head to where the run is now.
     visit(sized_page, f"{site}/nodes/{node_id_of(start)}/", "step-actions-done")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
-    expect(sized_page.locator(".step-actions h2")).to_have_text(["Branch from here"])
+    expect(sized_page.locator(TITLE)).to_have_text(["Branch from here"])
+    boxes = [sized_page.locator(sel).bounding_box() for sel in ORDER[1:]]  # no "Resume here": the rest in order
+    assert all(boxes) and [b["y"] for b in boxes if b] == sorted(b["y"] for b in boxes if b), boxes
     # The agent works further on: what the new branch does to it (friction17a 3, 24b 1), said inside each opened
     # way beside its last control, not in the closed section (friction26b 7).
     branch = sized_page.locator("#branch-here")
@@ -237,6 +267,10 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     weight = "e => getComputedStyle(e).fontWeight"
     assert int(happens.locator("> summary").evaluate(weight)) < 600
     assert int(sized_page.locator("#fork-details > summary").evaluate(weight)) >= 600
+    # A stalled step, the person's move: "Resume here" in the same place as on every other state's page, in sight.
+    visit(sized_page, f"{site}/nodes/{node_id_of(stalled.answer)}/", "step-actions-stalled")
+    assert_sections(sized_page, "The message sets the agent going again at this step, on this branch.")
+    expect(resume_button(sized_page)).to_have_text("Copy the resume message")
     console_log.assert_clean()
 
 
@@ -304,7 +338,17 @@ def test_a_step_waiting_for_the_person_gives_the_two_replies_to_copy(sized_page,
     expect(sized_page.locator("#recap-title")).to_have_count(0)
     expect(sized_page.locator("#branch-inputs")).to_have_text("Inputs now: none")
     # Nothing to change there: the form adds inputs (friction28b 13).
+    # Issue 32: beside the confirmation, "Branch from here" is one quiet closed fold at the page's end, not a
+    # section: reachable, its content unchanged once opened.
+    assert_quiet_fold(sized_page, "#branch-here > summary")
+    expect(sized_page.locator("#branch-here")).not_to_have_attribute("open", re.compile(".*"))
+    expect(sized_page.locator("#branch-what")).to_be_hidden()
+    sized_page.locator("#branch-here > summary").click()
+    expect(sized_page.locator("#branch-what")).to_have_text(
+        "Redo this step as a new branch (branch 2), with new inputs."
+    )
     expect(sized_page.locator("#fork-details > summary")).to_have_text("Redo with new inputs")
+    sized_page.locator("#branch-here > summary").click()
     console_log.assert_clean()
 
 

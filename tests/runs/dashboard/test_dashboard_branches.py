@@ -186,9 +186,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "copy-button" not in refusal and node.count('class="copy-button') == 1
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
     # Behind the run page's closed fold while the agent is to resend (friction23a A6, 23b 6).
-    fold = resume.split('<details class="resume-message if-stopped-fold" id="resume-message">')[1]
-    assert fold.lstrip().startswith('<summary id="resume-what"><h2 id="resume-here-title">Resume here</h2>')
-    assert '<span class="muted small">· only if the agent stopped</span></summary>' in fold
+    fold = resume.split('<details class="resume-message if-stopped-fold fold-quiet" id="resume-message">')[1]
+    assert fold.lstrip().startswith('<summary id="resume-what"><span id="resume-here-title">Resume here</span>')
+    assert "</span> · only if the agent stopped</summary>" in fold
     # Inside, when the move turns the person's, then the message (friction25a 4, 25b 2).
     assert fold.index("</summary>") < fold.index("It becomes your move <time") < fold.index("copy-button")
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).

@@ -108,6 +108,13 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
         '<ol class="handover-steps" id="handover-steps"><li>In branch 1\'s chat, tell its agent to stop.</li>'
         "<li>Paste this message into a chat (that one or a new one): it redoes the step on branch 2.</li></ol>"
     ) in page
+    # Issue 32: the page's one move is those to-dos: the replaced branch's row under "Other branches of this run"
+    # says only "Replaced", in nobody's grey, and not again "tell it in its chat to stop"; the one "Your move" is
+    # the step's own pill.
+    others = page.split('id="other-branches"')[1].split("</details>")[0]
+    assert re.search(r'data-tone="nobody" class="badge state-superseded" data-move="nobody">Replaced</span>', others)
+    assert "Branch 1 · Deploy to staging · step 2 of 5</a>" in others and "tell it in its chat" not in others
+    assert re.findall(r'data-move="yours"[^>]*>(Your move · \w+)</span>', page) == ["Your move · Paused"]
     assert "Production, not staging." in page
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
@@ -304,6 +311,7 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
         " to stop" in words
     ), words
     assert "Agent's move · Replaced" not in words and "Superseded" not in words
+    assert "Your move · Replaced" in words  # the run page says whose move; only the hand-over's to-dos do there
     # Its row in the other branches is grey-edged as nobody's move, not the blue of an open branch's agent.
     assert re.search(
         r'<li class="callout callout-\w+ replaced">\s*<button [^>]+><span title="A newer branch replaced', run_page

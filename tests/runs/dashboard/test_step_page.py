@@ -126,7 +126,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # The agent is on it: the quiet outline, not the page's loudest button (friction16), behind the closed fold
     # the run page's message waits behind too (friction23a A6, 23b 6).
     assert 'class="copy-button copy-quiet" data-copy-target="node-message">' in resume
-    assert resume.index('<details class="resume-message if-stopped-fold"') < resume.index("copy-button")
+    assert resume.index('<details class="resume-message if-stopped-fold fold-quiet"') < resume.index("copy-button")
     assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
     # "with changed inputs", the fold why.
@@ -209,14 +209,15 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     resume, branch = sections(text).values()
     assert f'class="copy-button copy-quiet" data-copy-target="node-message">{BUTTON}</button>' in resume
     assert (
-        '<details class="resume-message if-stopped-fold" id="resume-message">\n    <summary id="resume-what">'
-        '<h2 id="resume-here-title">Resume here</h2> <span class="muted small">· only if the agent stopped</span>'
+        '<details class="resume-message if-stopped-fold fold-quiet" id="resume-message">\n'
+        '    <summary id="resume-what"><span id="resume-here-title">Resume here</span> · only if the agent stopped'
         "</summary>" in resume
     )
     assert resume.index('id="resume-what"') < resume.index(BUTTON) and "Agent stopped?" not in text
-    # friction25a 4, 25b 2: while the agent has the move, a card of its own under the title every state has,
-    # collapsed to that one fold, under the page's status, before the prompt; no floating line between cards.
-    assert '<section class="card step-actions step-actions-folded"' in text and "step-actions-line" not in text
+    # Issue 32: while the agent has the move, the title every state has on an explanation's quiet fold, not a
+    # card's heading (it read as the page's main action), under the page's status, before the prompt.
+    assert '<section class="step-actions step-actions-folded"' in text and "step-actions-line" not in text
+    assert '<h2 id="resume-here-title">' not in text
     assert text.index('id="resume-here"') < text.index('id="prompt-card"')
     assert '<details class="redo-way fold-action" id="fork-details">' in branch  # the form, folded until used
     # Nothing recorded for the stall window: the person's move, said as such.
@@ -334,12 +335,21 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
     }
     for state, url in urls.items():
         text = page(client, url)
-        titles = re.findall(r'<h2 id="(?:resume-here|branch)-title">([^<]+)', text)
+        titles = re.findall(r'id="(?:resume-here|branch)-title">([^<]+)', text)
         first = "Your confirmation" if state == "confirm" else "Resume here"
-        # While the agent has the move (working, or to resend a refused step), "Resume here" is its card collapsed
-        # to one closed fold, under the same title (friction25a 4, 25b 2).
+        # While the agent has the move (working, or to resend a refused step), "Resume here" is one quiet closed
+        # fold under the same title (issue 32: a card with a heading read as the page's main action).
         assert [t.strip() for t in titles] == [first, "Branch from here"], (state, titles)
         assert ("step-actions-folded" in text) == (state in ("running", "refused")), state
+        assert ("if-stopped-fold fold-quiet" in text) == (state in ("running", "refused")), state
+        # Issue 32: one order in every state: "Resume here" before the prompt, "Branch from here" after the answer
+        # (on a branch left behind both came after the answer).
+        places = [text.index(f'id="{id_}"') for id_ in ("resume-here", "prompt-card", "recorded-title", "branch-here")]
+        assert places == sorted(places), (state, places)
+        # Beside a confirmation, "Branch from here" is one quiet closed fold, not a section (issue 32).
+        folded_branch = '<details class="step-actions branch-folded fold-quiet" id="branch-here">'
+        assert (folded_branch in text) == (state == "confirm"), state
+        assert ('<h2 id="branch-title">' in text) == (state != "confirm"), state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
         # friction28a 12: only where the refusal says there is nothing to do now, one line leads the actions, right
         # above the folded "Resume here".

@@ -430,9 +430,9 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     # Nothing left to resume or branch from: neither section.
     assert BUTTON not in done and 'id="resume-here"' not in done and 'id="branch-here"' not in done
     open_tip = page(client, f"/nodes/{review.open_tip}/")
-    # The agent is on the step: "Resume here" is its card collapsed to one line under the page's status, its
-    # message the quiet outline behind the closed "Resume here · only if the agent stopped" (friction16, 23a A6,
-    # 25a 4, 25b 2; not "Agent stopped? …", 22a B3); "Branch from here" after the step's own content.
+    # The agent is on the step: "Resume here" is one quiet closed fold under the page's status (issue 32), its
+    # message the quiet outline behind "Resume here · only if the agent stopped" (friction16, 23a A6, 25a 4,
+    # 25b 2; not "Agent stopped? …", 22a B3); "Branch from here" after the step's own content.
     assert (
         open_tip.index('id="node-pending"')
         < open_tip.index('id="resume-here"')
@@ -442,7 +442,7 @@ def test_a_node_page_offers_resuming_after_its_step_and_never_at_the_end_of_a_fi
     resume = open_tip.split('id="resume-here"')[1].split('id="recorded-title"')[0]
     assert 'id="fork-details"' not in resume
     assert (
-        resume.index('id="resume-what"><h2 id="resume-here-title">Resume here</h2>')
+        resume.index('id="resume-what"><span id="resume-here-title">Resume here</span> · only if the agent stopped')
         < resume.index(BUTTON)
         < resume.index('id="state-token"')
     )

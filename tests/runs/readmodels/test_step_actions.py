@@ -102,6 +102,8 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
     # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
     assert confirm.title == "Your confirmation" and confirm.leads_page
+    # Issue 32: beside the confirmation, "Branch from here" is a quiet fold, not a section.
+    assert confirm.branch_folded
     assert confirm.to_approve.strip() and confirm.to_approve_from
     # The two replies are the move.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
@@ -168,7 +170,8 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
         "Branches 2 and 3 go on too: three agents at work. Paste the message into a new chat.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
-    assert taken_up.weight == "quiet" and not taken_up.leads_page
+    # Issue 32: it leads the page as in every other state (one order), quiet as the move is nobody's.
+    assert taken_up.weight == "quiet" and taken_up.leads_page and not taken_up.branch_folded
     # A branch started by hand: its hand-over message, the one thing to do, leads the page (friction21a 2).
     handed = replace(taken_up, handed_over=True)
     assert handed.leads_page
@@ -261,3 +264,6 @@ def test_the_hand_over_numbers_its_to_dos_stopping_the_replaced_agents_first():
     assert step_actions.handover_steps(alone, step) == (  # type: ignore[arg-type]
         "Paste this message into an agent's chat: it redoes the step on branch 3.",
     )
+    # Issue 32: the branches the first to-do tells to stop, whose rows then say only "Replaced".
+    assert step_actions.replaced_by_hand(both, step) == (1, 2)  # type: ignore[arg-type]
+    assert step_actions.replaced_by_hand(alone, step) == ()  # type: ignore[arg-type]
