@@ -219,7 +219,8 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         glyph = avatar.locator("svg.account-glyph").bounding_box()
         assert glyph and glyph["width"] >= 10 and glyph["x"] >= visible["x"], (glyph, visible)
         letter = avatar.locator("span").evaluate(
-            "s => { const r = document.createRange(); r.selectNodeContents(s.lastChild); return r.getBoundingClientRect().left; }"
+            "s => { const r = document.createRange(); r.selectNodeContents(s.lastChild);"
+            " return r.getBoundingClientRect().left; }"
         )
         assert glyph["x"] + glyph["width"] <= letter <= visible["x"] + visible["width"], (glyph, letter)
         width = sized_page.evaluate("document.documentElement.clientWidth")
