@@ -100,11 +100,13 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(sized_page).to_have_url(f"{site}/runs/{stuck.run_id}/")
     expect(sized_page.locator(".blocked-panel").first).to_be_visible()
     sized_page.goto(site + "/sessions/")
-    # Its one link is the move, to the run's panel (friction28b 10): the where-words beside it are plain.
+    # Its where-words link the run as on every row (friction32 2), and the move links the run's panel, another
+    # place (friction28b 10).
     waiting_links = sized_page.locator('.where-line[data-place="waiting_for_user"]').get_by_role("link")
-    expect(waiting_links).to_have_count(1)
-    expect(waiting_links).to_have_text("review and reply")
-    waiting_links.click()
+    expect(waiting_links).to_have_count(2)
+    expect(waiting_links.first).to_have_attribute("href", f"/runs/{waiting.run_id}/")
+    expect(waiting_links.last).to_have_text("review and reply")
+    waiting_links.last.click()
     expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/#waiting_for_user-1")
     console_log.assert_clean()
 

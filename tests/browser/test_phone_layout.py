@@ -468,3 +468,43 @@ def test_findings_use_the_cards_width_on_a_phone(sized_page, console_log, site, 
         label = comment.evaluate("td => getComputedStyle(td, '::before').display")
         assert label == "block"  # the review comment's name sits above it
     console_log.assert_clean()
+
+
+def test_on_a_phone_the_shown_run_is_said_once_not_in_the_runs_list_and_its_card(
+    sized_page, console_log, site, live_server, service_catalog, viewport
+):
+    """friction32 1: on a phone the runs list sits straight above the shown run's card, and its row said the
+    card's name, pill and where-words again. There the row says its name, marked "shown below", the card the
+    rest; on a desktop the rail beside the card keeps every row's shape."""
+    built = two_runs_one_forked_twice()
+    visit(sized_page, f"{site}/sessions/{built.session_id}/", "shown-run-once")
+    shown = sized_page.locator(".runs-nav a.run-link[aria-current=page]")
+    other = sized_page.locator(".runs-nav a.run-link:not([aria-current])")
+    expect(shown).to_have_count(1)
+    expect(other).to_have_count(1)
+    card_where = sized_page.locator("#run-status #run-where").inner_text()
+    row_where = shown.locator(".run-summary").text_content() or ""
+    assert row_where.strip() and row_where.strip() in card_where, (row_where, card_where)
+    pills = sized_page.locator(".runs-nav .badge[data-move], #run-status .badge[data-move]").filter(visible=True)
+    if viewport == PHONE:
+        assert re.fullmatch(r"\s*Focused Plan Routine\s+shown below\s*", shown.inner_text()), shown.inner_text()
+        for part in (".badge", ".run-summary", ".run-branches"):
+            expect(shown.locator(part)).to_be_hidden()
+        # One pill per run on the screen, and the shown run's where-words read once (the card's).
+        expect(pills).to_have_count(2)
+        said = sized_page.locator(".runs-nav, #run-status").filter(visible=True).all_inner_texts()
+        assert " ".join(said).count(row_where.strip()) == 1, said
+        # The mark sits on the name's line, and the card follows the list.
+        name, mark = shown.locator(".run-name").bounding_box(), shown.locator(".run-shown").bounding_box()
+        card = sized_page.locator("section[aria-labelledby=run-title]").bounding_box()
+        assert name and mark and card and abs(name["y"] - mark["y"]) < 6 and card["y"] > mark["y"], (name, mark)
+    else:
+        # The rail beside the card: every row its name, pill and where-words; no "shown below" (it is beside).
+        expect(shown.locator(".run-shown")).to_be_hidden()
+        expect(shown.locator(".badge")).to_be_visible()
+        expect(shown.locator(".run-summary")).to_be_visible()
+        expect(pills).to_have_count(3)
+    # The other run's row keeps its pill and where-words at every size.
+    expect(other.locator(".badge")).to_be_visible()
+    expect(other.locator(".run-summary")).to_be_visible()
+    console_log.assert_clean()

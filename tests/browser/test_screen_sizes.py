@@ -94,21 +94,26 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     assert_axis_reads(sized_page)
     # Two runs, both running: each run's card in the runs column (the index) has its pill; the shown run's status
     # line has its own, once; the session's head says none again. Each pill says whose move.
-    assert said(sized_page, "Agent's move · Working") == said(sized_page, "Agent's move") == 1 + 2
+    # On a phone the shown run's row is its name alone, its card right under the list (friction32 1).
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    rows_with_pill = 1 if phone else 2
+    assert said(sized_page, "Agent's move · Working") == said(sized_page, "Agent's move") == 1 + rows_with_pill
     assert said(sized_page, "Your move") == 0
     expect(sized_page.locator(".runs-nav .badge").first).to_have_text("Agent's move · Working")
     # Each run card's pill on one line, never broken inside itself (friction10 7): on a phone the cards stack.
     for pill in sized_page.locator(".runs-nav .badge[data-move]").all():
         assert on_one_line(pill), pill.inner_text()
     # Every run card has the same shape at every size (friction17a 1): the whole name (never cut short), the
-    # pill under it, then where the run stands, the shown run's card too.
-    for card in sized_page.locator(".runs-nav a.run-link").all():
+    # pill under it, then where the run stands; the shown run's card too, beside it on a desktop (on a phone
+    # its row is its name, "shown below": friction32 1).
+    for card in sized_page.locator(".runs-nav a.run-link" + (":not([aria-current])" if phone else "")).all():
         name = card.locator(".run-name")
         assert name.evaluate("e => e.scrollWidth <= e.clientWidth && getComputedStyle(e).textOverflow !== 'ellipsis'")
         name_box, pill, summary = (card.locator(i).bounding_box() for i in (".run-name", ".badge", ".run-summary"))
         assert name_box and pill and summary
         assert name_box["y"] + name_box["height"] <= pill["y"] + 1 and pill["y"] + pill["height"] <= summary["y"] + 1
-    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")).to_be_visible()
+    shown_summary = sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-summary")
+    expect(shown_summary).to_be_hidden() if phone else expect(shown_summary).to_be_visible()
     # The mode is one line in the head, not a card between the run and its steps (friction11 item 2): its fold
     # comes after the steps at every size.
     run_card, mode, steps = (
@@ -158,8 +163,11 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
             " return {tap: b.height, box: s.content === 'none' ? b.height : parseFloat(s.height)}; }"
         )
         assert box["box"] <= 32 and box["tap"] >= (44 if phone_size else 0), (control, box)
-    # The shown run's card in the runs column counts its branches as the others do (friction19a 14).
-    expect(sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")).to_contain_text("3 branches")
+    # The shown run's card in the runs column counts its branches as the others do (friction19a 14), beside
+    # the run on a desktop; on a phone its row is its name, the run's card under it (friction32 1).
+    shown_meta = sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")
+    expect(shown_meta).to_contain_text("3 branches")
+    expect(shown_meta).to_be_hidden() if phone_size else expect(shown_meta).to_be_visible()
     if (sized_page.viewport_size or {})["width"] > 800:
         # On a wide screen the runs column stands beside the run's card, which starts at its top, and the cards
         # past its end take the whole width under it (friction26a 15, 26b 14: a column kept down the page stood

@@ -214,6 +214,17 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
             assert apart, (box, visible)
         tops = {round(box["y"] + box["height"] / 2) for box in [*row, visible]}
         assert max(tops) - min(tops) < 8, tops
+        # Read as the account at a glance (friction32 3: a letter alone read as a logo or a language): a person's
+        # outline before the letter, in the same pill, the whole of it inside the 390 px screen.
+        glyph = avatar.locator("svg.account-glyph").bounding_box()
+        assert glyph and glyph["width"] >= 10 and glyph["x"] >= visible["x"], (glyph, visible)
+        letter = avatar.locator("span").evaluate(
+            "s => { const r = document.createRange(); r.selectNodeContents(s.lastChild);"
+            " return r.getBoundingClientRect().left; }"
+        )
+        assert glyph["x"] + glyph["width"] <= letter <= visible["x"] + visible["width"], (glyph, letter)
+        width = sized_page.evaluate("document.documentElement.clientWidth")
+        assert visible["x"] + visible["width"] <= width and sized_page.locator(".topbar").bounding_box()["height"] < 60
         avatar.click()
         who = sized_page.locator(".nav-more .menu-who")
         expect(who).to_have_text("Signed in as admin")

@@ -210,6 +210,15 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         re.compile(r"^becomes your move in \d+\smin if the agent does not retry$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
+    # Every row's where-words link its run, the same on your-move rows as on the agent's (friction32: plain on
+    # one kind only read as arbitrary); a your-move row's other link is its action, to the panel, not the same.
+    for row in (needs, stopped_row, retrying):
+        where = row.locator(".where-line a.where-link")
+        expect(where).to_have_count(1)
+        expect(where).to_have_attribute("href", re.compile(r"^/runs/[^/#]+/$"))
+    assert needs.locator("a.where-link").get_attribute("href") != reply.get_attribute("href")
+    expect(stopped_row.locator(".where-line a")).to_have_count(2)
+    expect(retrying.locator(".where-line a")).to_have_count(1)
     # The filters: plain links, each counting the rows of its colour (friction14 4), that colour a dot in a
     # neutral outline; the chosen one alone is filled (friction15a 20: "Your move" filled red read as chosen).
     filters = sized_page.locator(".status-chips > li .badge")

@@ -61,10 +61,11 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     assert set(rows) == {"waiting_for_user", "blocked", "stalled", "canceled"}
     # The workflow's name plain, the words of where it is the link to the run (friction26b 11).
     assert '<span class="where-workflow">Plan and build</span>' in rows["waiting_for_user"]
-    # One thing to click where the move is yours (friction28b 10): the where-words plain, the move the link.
-    assert '<span class="where-text needs-you"' in rows["waiting_for_user"]
-    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</span>" in rows["waiting_for_user"]
-    assert rows["waiting_for_user"].count("<a ") == 1
+    # Where the move is yours, the where-words link the run as on every row (friction32), and the move links
+    # its panel: two places, not the same one twice (friction28b 10).
+    assert f'<a class="where-link needs-you" href="/runs/{waiting.run_id}/"' in rows["waiting_for_user"]
+    assert "Approve the plan · step 2 of 3 · waiting for your confirmation</a>" in rows["waiting_for_user"]
+    assert rows["waiting_for_user"].count("<a ") == 2
     assert f'class="your-action" href="/runs/{waiting.run_id}/#waiting_for_user-1"' in rows["waiting_for_user"]
     assert '<span class="where-workflow">Risk-Scaled Merge Request Review</span>' in rows["blocked"]
     assert f'<a class="where-link" href="/runs/{stuck.run_id}/"' in rows["blocked"]

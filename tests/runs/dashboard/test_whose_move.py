@@ -184,15 +184,19 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
         )
     }
     # A link to the run's panel that holds the message (friction15a 19), not bold words that look like one; the
-    # line's one link: the words of where it is plain beside it (friction28b 10: two links side by side).
+    # words of where it is link the run, as on every row (friction32: plain on your-move rows only read as
+    # arbitrary), so the line's two links lead to two places: the run, and its panel (friction28b 10).
     link = re.search(
-        r'</span> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
+        r'</a> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
     )
     assert link is not None, rows_where["stalled"]
-    assert rows_where["stalled"].count("<a ") == 1 and '<span class="where-text"' in rows_where["stalled"]
+    assert rows_where["stalled"].count("<a ") == 2 and "where-text" not in rows_where["stalled"]
+    assert f'<a class="where-link" href="/runs/{link.group(1)}/"' in rows_where["stalled"]
+    # Every row's where-words link its run, whoever's move it is.
+    assert all('<a class="where-link' in line for line in rows_where.values()), rows_where
     # A confirmation's row links its panel too, in the same place (friction25a 10).
     reply = re.search(
-        r'</span> <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
+        r'</a> <a class="your-action" href="/runs/([^/"]+)/#waiting_for_user-1">review and reply</a>$',
         rows_where["needs_you"],
     )
     assert reply is not None, rows_where["needs_you"]
