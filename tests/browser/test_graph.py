@@ -258,8 +258,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     # The straight stretch of branch 1 is one dashed line saying which rounds of the loop (the step the
     # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
     # sideways: the drawing is as wide as its box at most.
-    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+ of 150$"))
-    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3 · rounds "))
+    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ loop rounds \d+-\d+ of 150$"))
+    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3 · loop rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
     widths = page.locator(".graph-fit").evaluate(
@@ -652,7 +652,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(.+ · step \d+ of \d+( · (round|area) \d+ of \d+)?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
+            r"(.+ · step \d+ of \d+( · loop (round|area) \d+ of \d+)?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),

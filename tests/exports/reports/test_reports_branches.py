@@ -161,9 +161,9 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     # Where branch 2 grew from, as the run page's list of branches says it (fork_point): it answered round 2's
     # verify again.
     assert lines[1] == (
-        "└─ Branch 2: redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1, 1 step, ends at "
-        '"Record what the slice showed" (waiting at step 2 of 3 · loop round 2 of 3, part 2 of 2 in “Verify each slice”, '
-        "newest)"
+        "└─ Branch 2: redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1, 1 step, "
+        'ends at "Record what the slice showed" (waiting at step 2 of 3 · loop round 2 of 3, part 2 of 2 in '
+        "“Verify each slice”, newest)"
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
