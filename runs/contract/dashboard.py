@@ -58,7 +58,7 @@ class StepPlace(Shape):
     taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json). People read
-    # "step 3 of 7 · round 2 of 4 · part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
+    # "step 3 of 7 · loop round 2 of 4, part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
     # read as a version number or a bug (friction24a 10, 24b 3).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
@@ -116,46 +116,61 @@ class StepPlace(Shape):
             return ""
         return f"part {self.inner} of {self._parts}"
 
+    def loop_words(self, *, total: bool = True) -> str:
+        """Its place in its loop, said as the loop's: "loop round 2 of 3, part 2 of 2", "loop area 1 of 2"; "" off
+        a loop. "loop" first, so that the round and its part read as the loop's without the glossary (friction59:
+        "round 2 of 3 · part 2 of 2" beside "branch 2" read as three more counters); the part after a comma, as
+        the round's. `total`: False leaves the round's length out ("loop round 2, part 2 of 2"), as for a loop
+        whose length is open: a graph card's short form."""
+        if self.round is None:
+            return ""
+        said = f"loop {self.unit} {self.round}"
+        if total and self._rounds:
+            said += f" of {self._rounds}"
+        return f"{said}, {self.part_words}" if self.part_words else said
+
     @property
     def brief(self) -> str:
         """The one locator, after the step's name on every view (list rows, headings, chips, branch lines, the run
         card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, then in a
-        loop its round and, when the loop's body holds several steps, its part: "step 4 of 8 · area 1 of 2",
-        "step 2 of 3 · round 2 of 3 · part 2 of 2". One notation everywhere, "of" in each part (friction28a 3,
-        28b 6: "round 1/3 · part 1" on cards and "(part 1 of 2)" in lists read as different things). The loop's
-        name waits in `words`, its tooltip."""
-        return " · ".join(w for w in self._parts_said() if w)
+        loop its place in the loop: "step 4 of 8 · loop area 1 of 2", "step 2 of 3 · loop round 2 of 3, part 2
+        of 2". One notation everywhere, "of" in each part (friction28a 3, 28b 6: "round 1/3 · part 1" on cards and
+        "(part 1 of 2)" in lists read as different things). The loop's name waits in `words`, its tooltip."""
+        return " · ".join(w for w in (self._step_words(), self.loop_words()) if w)
 
-    def _parts_said(self) -> tuple[str, ...]:
-        return (f"step {self.position} of {self.length}", self.round_words, self.part_words)
+    def _step_words(self, *, total: bool = True) -> str:
+        return f"step {self.position} of {self.length}" if total else f"step {self.position}"
 
     def short(self, limit: int = 0) -> str:
-        """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits; else, in
-        a loop whose body holds several steps, its round and part ("round 1 of 3 · part 2 of 2"), which tell that
-        round's cards apart, where the loop's entry alike on all of them did not (friction29a 4, 29b 1: "two
-        different nodes, both step 2 of 3 · round 1 of 3"); else with its trailing parts dropped, the part
-        first, then the round. Never another notation; the tooltip says it whole."""
-        said = [w for w in self._parts_said() if w]
-        if limit and self.part_words and len(" · ".join(said)) > limit:
-            in_round = " · ".join(said[1:])
-            if len(in_round) <= limit:
-                return in_round
-        while len(said) > 1 and limit and len(" · ".join(said)) > limit:
-            said.pop()
-        return " · ".join(said)
+        """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits; else the
+        same words with totals left out, first the step's ("step 4 · loop round 2 of 3"), then the round's
+        ("step 4 · loop round 149"). In a loop whose body holds several steps, its place in the loop alone ("loop
+        round 1 of 3, part 2 of 2", then "loop round 1, part 2 of 2"), which tells that round's cards apart, where
+        the loop's entry alike on all of them did not (friction29a 4, 29b 1: "two different nodes, both step 2 of
+        3 · round 1 of 3"). When none fits, the step's place alone ("step 2 of 3"). Never another notation; the
+        tooltip says it whole."""
+        said = self.brief
+        if not limit or len(said) <= limit or self.round is None:
+            return said
+        if self.part_words:
+            shorter = [self.loop_words(), self.loop_words(total=False)]
+        else:
+            step = self._step_words(total=False)
+            shorter = [f"{step} · {self.loop_words()}", f"{step} · {self.loop_words(total=False)}"]
+        return next((w for w in shorter if len(w) <= limit), self._step_words())
 
     def rounds_words(self, last: int) -> str:
-        """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149
-        of 150", "rounds 5-149" when the loop's length is open; "" off a loop."""
+        """A span of rounds of this place's loop, from its round to `last`, in the round's format: "loop rounds
+        5-149 of 150", "loop rounds 5-149" when the loop's length is open; "" off a loop."""
         if self.round is None:
             return ""
-        span = f"{plural(self.unit)} {self.round}-{last}"
+        span = f"loop {plural(self.unit)} {self.round}-{last}"
         return f"{span} of {self._rounds}" if self._rounds else span
 
     @property
     def words(self) -> str:
-        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · round 2 of
-        3 · part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
+        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · loop round 2
+        of 3, part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
         said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 

@@ -60,13 +60,13 @@ def which_chat(workspace_path: str, git_branch: str) -> str:
     """Which of a person's agent chats the message goes to where the run's start is not known (friction22a B2:
     with several agent windows open, "its chat" named none), one sentence with its verb (friction27a 1): the
     workspace the session last recorded, its directory (under the home directory as ~/…) and git branch,
-    "Paste it into the chat working in ~/src/shop (branch main)."; nothing recorded, "" (the panel's own line
+    "Paste it into the chat working in ~/src/shop (git branch main)."; nothing recorded, "" (the panel's own line
     says whose chat)."""
     if not workspace_path:
         return ""
     path, home = PurePath(workspace_path), Path.home()
     shown = f"~/{path.relative_to(home)}" if path != home and path.is_relative_to(home) else workspace_path
-    return f"Paste it into the chat working in {shown}" + (f" (branch {git_branch})." if git_branch else ".")
+    return f"Paste it into the chat working in {shown}" + (f" (git branch {git_branch})." if git_branch else ".")
 
 
 # The MCP clients people know by a product name, by the name they declare (clientInfo.name, lower case): said

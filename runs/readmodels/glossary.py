@@ -43,7 +43,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "branch",
         "Branch",
-        "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it.",
+        "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it."
+        " Not a git branch: the dashboard says \u201cgit branch\u201d for those.",
     ),
     Term("left-behind", "Left behind", "A branch no agent works on any more; the run goes on along another."),
     Term(
@@ -57,9 +58,14 @@ TERMS: tuple[Term, ...] = (
     Term(
         "round",
         "Round",
-        "One pass through a loop of steps: \u201cround 2 of 3\u201d, or the loop's own word (\u201carea 1 of 2\u201d).",
+        "One pass through a loop of steps: \u201cloop round 2 of 3\u201d, or in the loop's own word"
+        " (\u201cloop area 1 of 2\u201d).",
     ),
-    Term("part", "Part", "Which step of a loop's round, when the round holds several: \u201cpart 2 of 2\u201d."),
+    Term(
+        "part",
+        "Part",
+        "Which step of a loop's round, when the round holds several: \u201cloop round 2 of 3, part 2 of 2\u201d.",
+    ),
     Term(
         "checkpoint",
         "Checkpoint",

@@ -1009,14 +1009,14 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if node.is_blocked and state is None:
         sub.append(_sub_part("refused", "blocked-word"))
     # The tooltip says the place whole, the loop named (StepPlace.words); a node the outline does not place
-    # says its loop's round in the same format ("round 3 in “Review each area”").
+    # says its loop's round in the same format ("loop round 3 in “Review each area”").
     where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
         "the end of its branch"
     )
     sharers = style.shared.get(node.node_id)
     words = [full, sharers or branch_label(node.lane), where]
     if node.iteration is not None and (node.place is None or counted):
-        words.append(f"round {node.iteration} in “{node.loop_title or 'a loop'}”")
+        words.append(f"loop round {node.iteration} in “{node.loop_title or 'a loop'}”")
     if node.via == "checkpoint":
         words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":

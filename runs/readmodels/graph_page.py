@@ -70,7 +70,7 @@ class StepRow:
 
     @property
     def notes(self) -> str:
-        """Its marks in one phrase, for the stepper's line: "round 3 · started by hand"."""
+        """Its marks in one phrase, for the stepper's line: "loop round 3 · started by hand"."""
         return " · ".join(self.marks)
 
 
@@ -471,7 +471,7 @@ def _step_row(
     checkpoints: tuple[str, ...] = (),
 ) -> StepRow:
     mark = graph_drawing.loop_mark(node)
-    notes = [f"round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
+    notes = [f"loop round {mark}"] if mark is not None else []  # the drawing's "↻ n", in words
     notes += [graph_drawing.VIA_WORDS[node.via]] if node.via in graph_drawing.VIA_WORDS else []
     # Marked as the drawing marks it (its glyph too); no "latest": the drawing tags none either (friction14), the
     # branch's state in its heading says where the agent works, and "you are viewing" is the shown one's heading.

@@ -549,6 +549,14 @@ HANGING = (
 LINE_STARTS = "(el) => {\n" + TEXT_LINES + "\n  return textLines(el).map((line) => line[0]);\n}"
 
 
+# The phone's branch list: each step's place that runs past its branch's box ("Step 2 of 3 · loop round 2 of 3,
+# part 2 of 2" kept on one line crossed the box's border at 390 px).
+PLACES_OUTSIDE = """() => [...document.querySelectorAll(".graph-list .gl-words")]
+  .filter((el) => el.getBoundingClientRect().width > 0)
+  .filter((el) => el.getBoundingClientRect().right > el.closest(".gl-branch").getBoundingClientRect().right - 1)
+  .map((el) => el.textContent.trim())"""
+
+
 # Every card of the branch graph, as the window shows it: inside the window and inside the graph's box.
 CARDS_INSIDE = """() => {
   const vw = document.documentElement.clientWidth;
@@ -596,6 +604,7 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
         sized_page.goto(url)
         if viewport.name == "phone":
             expect(sized_page.locator(".graph-list .gl-title").first).to_be_visible()
+            assert sized_page.evaluate(PLACES_OUTSIDE) == []
         else:
             expect(sized_page.locator("svg.run-graph a.graph-node").first).to_be_visible()
             assert sized_page.evaluate(CARDS_INSIDE) == []

@@ -100,6 +100,9 @@ def test_the_sessions_list_searches_filters_sorts_groups_and_pages(client, servi
         # Among other groups, the sessions outside any repository have their bar again; the control needs no note.
         assert '<span class="repo-name">No repository recorded</span> · 4' in html
         assert 'id="one-group"' not in html
+        # The grouping says its git branch as git's, as each heading does: "branch" alone is a run's (friction59).
+        assert '<option value="branch" selected>Repository, then git branch</option>' in html
+        assert html.count("git branch <span") == 2 and "Group by branch" not in html
     html = page(client, "/sessions/?sort=title&group=none")
     assert 'class="group-row"' not in html
     # One repository, one git branch: the control's note names them, the only place that does (no heading row,

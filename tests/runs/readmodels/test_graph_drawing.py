@@ -68,8 +68,8 @@ def test_a_loop_iteration_is_marked_on_its_card_and_named_in_its_tooltip():
     run = drawn([(1, None), (2, 1), (3, 2)], **{"3": {"iteration": 2, "loop_title": "Verify each slice"}})
     svg = screen(run)
     assert '<tspan class="loop">↻ 2</tspan>' in card(svg, "3")
-    # Without an outline place, the tooltip says the round as the step list would: "round 2 in “…”".
-    assert "round 2 in “Verify each slice”" in card(svg, "3")
+    # Without an outline place, the tooltip says the round as the step list would: "loop round 2 in “…”".
+    assert "loop round 2 in “Verify each slice”" in card(svg, "3")
     assert "↻" not in card(svg, "2")
 
 
@@ -100,21 +100,21 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
     # outline's "2.1" (friction24a 10); the tooltip says it whole, with the loop's name.
     assert lines == [
         "step 1 of 3",
-        "round 1 · part 1 of 2",
-        "round 1 · part 2 of 2",
-        "round 1 · part 2 of 2",
+        "loop round 1, part 1 of 2",
+        "loop round 1, part 2 of 2",
+        "loop round 1, part 2 of 2",
         "step 3 of 3",
     ]
     assert all(
         line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place.round is None
     )
-    assert "step 2 of 3 · round 1 · part 2 of 2" in svg
+    assert "step 2 of 3 · loop round 1, part 2 of 2" in svg
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3 · round 1 · part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3 · loop round 1, part 2 of 2" in card(svg, "4")
     assert all(len(line) <= graph_drawing.LOCATOR_CHARS for line in lines)
 
 
@@ -122,10 +122,10 @@ def test_a_long_stretch_in_a_loop_is_said_in_rounds_of_its_step():
     nodes = [(1, None)] + [(n, n - 1) for n in range(2, 301)]
     rounds = {str(n): place(2, 3, n - 1) for n in range(2, 300)}
     svg = screen(drawn(nodes, **{"1": place(1, 3), **rounds, "300": place(3, 3)}))
-    # The chip between "step 2 of 3 · round 4" and "step 2 of 3 · round 295": the rounds it leaves out; its
+    # The chip between "step 2 of 3 · loop round 4" and "step 2 of 3 · loop round 295": the rounds it leaves out; its
     # tooltip says the step too.
-    assert "⋯ rounds 5-294" in svg
-    assert "not drawn (step 2 of 3 · rounds 5-294)" in svg
+    assert "⋯ loop rounds 5-294" in svg
+    assert "not drawn (step 2 of 3 · loop rounds 5-294)" in svg
 
 
 def test_checkpoint_and_complete_cards_are_told_apart():
@@ -459,7 +459,7 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "step 2 of 3 · round 1", "step 2 of 3 · round 2"]
+    assert lines == ["step 1 of 3", "step 2 of 3 · loop round 1", "step 2 of 3 · loop round 2"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 
@@ -650,8 +650,9 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     assert graph_drawing.card_words(fits) == "step 4 of 8"
     looped = step_places.place(3, 1, (0, 0, 0, 1, 0, 0, 0, 0), 0, nouns=("", "", "", "area"), frame={"count": 2})
     short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
-    assert looped is not None and looped.brief == "step 4 of 8 · area 1 of 2"
-    assert graph_drawing.card_words(short) == "step 4 of 8 · area 1 of 2"  # the list's words, whole
+    assert looped is not None and looped.brief == "step 4 of 8 · loop area 1 of 2"
+    # Too long for the card whole (friction59: "loop" first): the step's length goes, its number stays.
+    assert graph_drawing.card_words(short) == "step 4 · loop area 1 of 2"
     # Too long for the card: the round and part, which tell the round's two cards apart (friction29a 4, 29b 1:
     # both read "step 2 of 3 · round 1 of 3"); longer still, its trailing parts drop (friction28a 3, 28b 6: never
     # another notation, "round 1/3 · part 1"); the tooltip says it whole.
@@ -659,9 +660,9 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     said = [
         graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
     ]
-    assert said == ["round 1 of 3 · part 1 of 2", "round 1 of 3 · part 2 of 2"]
+    assert said == ["loop round 1, part 1 of 2", "loop round 1, part 2 of 2"]  # the round's length in the tooltip
     long = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
     card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
-    assert long is not None and long.brief == "step 2 of 3 · round 149 of 150 · part 2 of 2"
-    assert graph_drawing.card_words(card) == "step 2 of 3"
+    assert long is not None and long.brief == "step 2 of 3 · loop round 149 of 150, part 2 of 2"
+    assert graph_drawing.card_words(card) == "loop round 149, part 2 of 2"
     assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in [*said, graph_drawing.card_words(card)])

@@ -13,7 +13,7 @@ from runs.readmodels.agent_message import product, which_chat
 
 def test_a_repository_under_home_is_said_from_the_home_directory_with_its_branch():
     path = str(Path.home() / "src" / "shop")
-    assert which_chat(path, "main") == "Paste it into the chat working in ~/src/shop (branch main)."
+    assert which_chat(path, "main") == "Paste it into the chat working in ~/src/shop (git branch main)."
 
 
 def test_a_repository_without_a_branch_is_said_alone():
@@ -24,9 +24,9 @@ def test_a_repository_without_a_branch_is_said_alone():
 def test_a_repository_elsewhere_is_said_in_full():
     assert (
         which_chat("/srv/repos/shop", "feature/x")
-        == "Paste it into the chat working in /srv/repos/shop (branch feature/x)."
+        == "Paste it into the chat working in /srv/repos/shop (git branch feature/x)."
     )
-    assert which_chat(str(Path.home()), "main") == f"Paste it into the chat working in {Path.home()} (branch main)."
+    assert which_chat(str(Path.home()), "main") == f"Paste it into the chat working in {Path.home()} (git branch main)."
 
 
 def test_nothing_recorded_says_nothing():
