@@ -48,6 +48,15 @@ class Tick:
     label: str
     # How precisely its moment is said, in seconds (the axis's step unless set); 0: its label is no clock time.
     precision: float | None = None
+    clock: bool = True  # its label is a clock time ("14:05"), not a day alone ("25 Nov")
+    day: bool = False  # its label says its day ("01 Dec 06:00", "25 Nov")
+
+    def with_day(self) -> Tick:
+        """The same tick, its clock time said with its day ("01 Dec 06:00"); a label that says its day already,
+        or is a day alone, as it is."""
+        if self.day or not self.clock:
+            return self
+        return Tick(self.at, self.fraction, f"{self.at:%d %b} {self.label}", self.precision, day=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +86,18 @@ def ticks(start: datetime, end: datetime, steps: list[float] = STEPS) -> list[Ti
     at = first
     previous_day = start.date()
     while at <= end:
-        if step >= DAY:
+        clock = step < DAY
+        day = not clock or at.date() != previous_day
+        if not clock:
             label = at.strftime("%d %b")
         else:
             label = at.strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
             if step < 1:  # tenths or hundredths, without trailing zeros: "14:05:30.5", "14:05:30.25"
                 label += f"{at.microsecond / 1_000_000:.2f}".rstrip("0").rstrip(".").removeprefix("0")
-            if at.date() != previous_day:
+            if day:
                 label = f"{at.strftime('%d %b')} {label}"
         previous_day = at.date()
-        found.append(Tick(at, (at - start).total_seconds() / span, label))
+        found.append(Tick(at, (at - start).total_seconds() / span, label, clock=clock, day=day))
         at += timedelta(microseconds=step_us)
     return found or [Tick(start, 0.0, start.strftime("%H:%M:%S"))]
 
@@ -178,8 +189,7 @@ def dated(found: list[Tick], span: float) -> list[Tick]:
     the day only where it turns (`ticks`); a day-long step's labels are days already ("25 Nov")."""
     if span < DAY:
         return found
-    dated = [Tick(t.at, t.fraction, f"{t.at:%d %b} {clock_label(t.at, MINUTE)}", t.precision) for t in found]
-    return [tick if ":" not in tick.label else day for tick, day in zip(found, dated, strict=True)]
+    return [tick.with_day() for tick in found]
 
 
 def once(found: list[Tick]) -> list[Tick]:
@@ -188,8 +198,8 @@ def once(found: list[Tick]) -> list[Tick]:
     seen: set[str] = set()
     kept: list[Tick] = []
     for tick in found:
-        if kept and ":" in tick.label and " " not in tick.label and tick.at.date() != kept[-1].at.date():
-            tick = Tick(tick.at, tick.fraction, f"{tick.at:%d %b} {tick.label}", tick.precision)
+        if kept and tick.at.date() != kept[-1].at.date():
+            tick = tick.with_day()
         if tick.label not in seen:
             seen.add(tick.label)
             kept.append(tick)

@@ -458,8 +458,10 @@ def timeline_page(
     for tick, only in shown:
         anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
         step = axis.step if tick.precision is None else tick.precision
-        day = " " in tick.label  # "01 Dec 06:00", "25 Nov": time_axis says the day where it turns or spans days
-        ticks.append(TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, only, day))
+        # "01 Dec 06:00", "25 Nov": time_axis says the day where it turns or the span covers days.
+        ticks.append(
+            TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, only, tick.day)
+        )
     until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
     gap = at(1.0, width) if broken else ""
