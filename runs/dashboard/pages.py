@@ -79,10 +79,6 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     at_work = agent_at_work(step)
     form = form or fork_form.blank(node)
     actions = step_actions.of_step(node, step, went_on, at_work, form.inputs)
-    if actions.told_to_stop:
-        # A hand-over whose to-dos tell the replaced branches' agents to stop: their rows do not say it again.
-        told = [attention.told_line(o) if o.number in actions.told_to_stop else o for o in node.other_branches]
-        node = node.model_copy(update={"other_branches": told})
     context = {
         "nav": "sessions",
         "node": node,

@@ -467,12 +467,6 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: 
     return line
 
 
-def told_line(outcome: BranchOutcomeEntry) -> BranchOutcomeEntry:
-    """A replaced branch's row where the page's numbered to-dos already tell its agent to stop (a hand-over):
-    its line says where it stands, not SUPERSEDED_WORDS again (issue 32: said once per page)."""
-    return outcome.model_copy(update={"line": outcome.line.removesuffix(f" · {SUPERSEDED_WORDS}")})
-
-
 # A replaced (superseded) branch's line, after where it stands (its list prints how long ago it last moved): what
 # its neutral pill leaves to the person (states.MEANINGS says it in full; friction22a B9).
 SUPERSEDED_WORDS = "its agent may still be working: tell it in its chat to stop"

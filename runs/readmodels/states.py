@@ -156,14 +156,6 @@ def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move, found)}", meaning(name, move, found), found)
 
 
-def told_pill(state: str) -> Pill:
-    """The pill of a state whose move the page already gives as a numbered to-do (a hand-over's "tell branch 1's
-    agent to stop"): the state's word alone, in nobody's grey, so that the page shows one move, not a second
-    "Your move" beside the first (issue 32). Its tooltip keeps the state's meaning."""
-    name: StateName = state if state in LABELS else "running"
-    return Pill(name, "nobody", label(name), meaning(name, MOVES[name]))
-
-
 # Why a refused step (state blocked) is the person's move, the two situations one state covers (friction26a 4, 26b
 # 10: each needs another act: paste a resume message, or give what the step waits for), each its pill's whole word
 # after whose move and one line of the legend, from typed data (the step's held_by, the clock), never from its

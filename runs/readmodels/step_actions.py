@@ -161,9 +161,6 @@ class StepActions:
     refused: bool = False
     # A branch started by hand: its hand-over's to-dos, in order (handover_steps; friction25a 5).
     handover: tuple[str, ...] = ()
-    # The replaced branches those to-dos tell the person to stop (replaced_by_hand): their rows under "Other
-    # branches of this run" say only "Replaced", the move being the to-dos' (issue 32: two "Your move" pills).
-    told_to_stop: tuple[int, ...] = ()
 
     @property
     def redo_title(self) -> str:
@@ -295,7 +292,6 @@ def _of_step(
             handed_over=True,
             branch_lead=branch_lead,
             handover=handover_steps(node, step),
-            told_to_stop=replaced_by_hand(node, step),
         )
     if at_work:
         # The page's working line says the agent is on it; the message waits folded, its summary when it is for.

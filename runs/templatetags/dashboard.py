@@ -288,18 +288,15 @@ def _meanings_shown(context: Context) -> dict[str, states.Pill] | None:
 
 
 @register.simple_tag(takes_context=True)
-def state_chip(
-    context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True, told: bool = False
-) -> str:
+def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True) -> str:
     """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
     in the colour of its tone (data-tone, states.tone: dashboard.css). `state` is the pill's; `value` says the
     move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
     names the pill (a live region's). On a page it is a button that opens its state's one-line meaning
     (friction24b 9: a tooltip cannot be read on a phone): a popover, one per meaning on the page
     (state_meanings), opened by tap, click or keyboard, with or without a script; `tap=False` for a pill inside a
-    link, which cannot hold a button (the session page's index of runs). `told`: the page's numbered to-dos give
-    this row's move already (states.told_pill: its word alone)."""
-    shown = states.told_pill(str(state)) if told else _chip(state, value)
+    link, which cannot hold a button (the session page's index of runs)."""
+    shown = _chip(state, value)
     # Its one-line meaning as its tooltip and its accessible description (states.MEANINGS; friction22b B11: a hover
     # explains it, a screen reader too), first, so the rest reads as before; its colour family (data-tone:
     # states.tone) before its class.

@@ -197,10 +197,19 @@ NOW_ON_LAST_TICK = """() => {
   const ticks = all.filter((t) => t.getBoundingClientRect().width > 0);
   const now = axis && axis.querySelector("text.tl-now");
   if (!now || ticks.length < 3) return false;
+  now.dataset.x = now.getAttribute("x");  // kept for NOW_BACK
   now.setAttribute("x", ticks[ticks.length - 1].getAttribute("x"));  // from the middle of the last label shown
   now.setAttribute("text-anchor", "start");
   window.dispatchEvent(new Event("resize"));
   return true;
+}"""
+# "now" back at the axis's end, where the page draws it, once NOW_ON_LAST_TICK's check is done: the screenshots
+# after it show the page as a reader sees it (friction59a 4, 59b 2: the moved "now" read as a misplaced axis).
+NOW_BACK = """() => {
+  const now = [...document.querySelectorAll("svg.tl-axis text.tl-now")].find((t) => t.dataset.x);
+  now.setAttribute("x", now.dataset.x);
+  now.setAttribute("text-anchor", "end");
+  window.dispatchEvent(new Event("resize"));
 }"""
 
 
@@ -259,6 +268,9 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     if moved:
         sized_page.wait_for_timeout(100)  # the relayout waits for an animation frame
         assert_axis_reads(sized_page)
+        sized_page.evaluate(NOW_BACK)
+        sized_page.wait_for_timeout(100)
+        assert_axis_reads(sized_page)
     tracks = sized_page.evaluate(SHOWN_DOTS)
     assert len(tracks) == 2  # one layout per run, the other hidden at this width
     # Every node once, and a dot for each of the review's two steps redone after a rewind.
@@ -295,6 +307,14 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
     expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(.+ · step \d+ of \d+|Complete)"))
+    # "now" ends the axis in the picture as on the page: right of every label in sight.
+    now_last = """() => {
+      const axis = [...document.querySelectorAll("svg.tl-axis")].find((a) => a.getBoundingClientRect().width > 0);
+      const shown = [...axis.querySelectorAll("text.tl-tick")].filter((t) => t.getBoundingClientRect().width > 0);
+      const now = axis.querySelector("text.tl-now").getBoundingClientRect();
+      return shown.every((t) => t.getBoundingClientRect().right < now.left);
+    }"""
+    assert sized_page.evaluate(now_last)
     keep_screenshot(sized_page, "timeline-dots-listed")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -108,13 +108,10 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
         '<ol class="handover-steps" id="handover-steps"><li>In branch 1\'s chat, tell its agent to stop.</li>'
         "<li>Paste this message into a chat (that one or a new one): it redoes the step on branch 2.</li></ol>"
     ) in page
-    # Issue 32: the page's one move is those to-dos: the replaced branch's row under "Other branches of this run"
-    # says only "Replaced", in nobody's grey, and not again "tell it in its chat to stop"; the one "Your move" is
-    # the step's own pill.
+    # The replaced branch's row says its state as the run page does (friction59a 3: grey here only read as another
+    # state than the run page's orange "Your move · Replaced").
     others = page.split('id="other-branches"')[1].split("</details>")[0]
-    assert re.search(r'data-tone="nobody" class="badge state-superseded" data-move="nobody">Replaced</span>', others)
-    assert "Branch 1 · Deploy to staging · step 2 of 5</a>" in others and "tell it in its chat" not in others
-    assert re.findall(r'data-move="yours"[^>]*>(Your move · \w+)</span>', page) == ["Your move · Paused"]
+    assert ">Your move · Replaced</span>" in others
     assert "Production, not staging." in page
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.

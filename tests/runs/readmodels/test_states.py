@@ -99,11 +99,6 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     assert states.meaning("superseded", "yours").endswith("Tell it in its chat to stop.")
     assert states.pill("superseded", "agents").words == "Your move · Replaced"
     assert states.pill("superseded", "nobody").tone == "yours"
-    # Issue 32: where the page's numbered to-dos give its move (a hand-over), its word alone, in nobody's grey,
-    # so that the page shows one "Your move"; its tooltip keeps the meaning.
-    told = states.told_pill("superseded")
-    assert (told.words, told.tone) == ("Replaced", "nobody")
-    assert told.means == states.meaning("superseded", "yours")
     assert not any("{" in m.means for m in states.MEANINGS)
 
 
