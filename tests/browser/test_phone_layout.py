@@ -347,8 +347,10 @@ def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_do
         Node.objects.filter(pk=node.pk).update(created_at=first + timedelta(minutes=apart * index))
     Session.objects.filter(public_id=forked.session_id).update(created_at=first)
     for run in Run.objects.filter(session__public_id=forked.session_id):
-        began = Node.objects.filter(run=run).order_by("created_at").values_list("created_at", flat=True).first()
-        Run.objects.filter(pk=run.pk).update(created_at=began or first)
+        moments = list(Node.objects.filter(run=run).order_by("created_at").values_list("created_at", flat=True))
+        # Its last activity its newest step's, as the store keeps it: a run quiet for hours reads Stalled, not
+        # "Working" beside its own "no step for 5 h" (friction59a 2, 59b 11).
+        Run.objects.filter(pk=run.pk).update(created_at=moments[0], updated_at=moments[-1])
     visit(sized_page, f"{site}/sessions/{forked.session_id}/", f"timeline-{apart}-folded")
     # Clock times without seconds, each said once (assert_axis_reads), never two a second apart (friction59 T 1).
     labels = assert_axis_reads(sized_page)
@@ -375,6 +377,13 @@ def test_a_stalled_runs_timeline_says_how_long_it_has_stood(sized_page, console_
     stalled = made.stalled()  # two nodes made at once, then nothing for 45 minutes
     visit(sized_page, f"{site}/runs/{stalled.run_id}/#timeline", "timeline-stalled")  # a link to it opens it
     row = sized_page.locator(f'.tl-row[data-run-id="{stalled.run_id}"]')
+    # Its stalled dot, and the lane's key for it, in the colour of its pill, "Your move · Stalled" (friction59a 4,
+    # 59b 4: a purple dot beside an orange pill read as two states).
+    pill = sized_page.locator(".badge", has_text="Your move · Stalled").first.evaluate(
+        "b => getComputedStyle(b).backgroundColor"
+    )
+    dot = row.locator(".tl-track:visible .tl-dot.dot-stalled").first.evaluate("d => getComputedStyle(d).fill")
+    assert dot == pill, (dot, pill)
     # Its duration is its steps', the axis's span; the 45 quiet minutes are the summary line's to say.
     expect(row.locator(".tl-duration")).to_have_text(
         re.compile(r"^under\xa0a\xa0minute · 2 steps reached \(1 answered\)$")  # never "15 ms"
