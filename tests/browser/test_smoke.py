@@ -165,6 +165,24 @@ def test_the_harness_notices_a_csp_violation(page, console_log, site):
     assert console_log.csp_violations, console_log.messages
 
 
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_admin_sign_in_page_shows_the_brand_whole_and_no_menu(page, console_log, site, size):
+    """Its narrow card held the dashboard's menu, which pushed the brand out of sight and was cut mid-word
+    (friction59a 8, 59b 9): the card's head is the brand alone, whole, leading back to the dashboard."""
+    page.set_viewport_size(size.size)
+    page.goto(site + "/admin/login/")
+    brand = page.locator("#site-name a.brand")
+    expect(brand).to_be_visible()
+    assert brand.get_attribute("href") == "/"
+    card, box = page.locator("#container").bounding_box(), brand.bounding_box()
+    assert card and box and card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"], (card, box)
+    expect(page.get_by_role("navigation", name="Main")).to_have_count(0)
+    assert page.locator("#header").evaluate("h => h.scrollWidth <= h.clientWidth")
+    assert_fits(page)
+    screenshot(page, f"admin-login-{size.name}")
+    console_log.assert_clean()
+
+
 def test_screenshots_go_to_the_git_ignored_artifacts_dir(page, site):
     page.goto(site + "/admin/login/")
     path = screenshot(page, "admin login / smoke")
