@@ -445,6 +445,15 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#blocked-more-1 > summary")).to_have_text(re.compile(r"^Details: the refused answer, "))
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
+    # The call and the example whole, each in a code box: opened on purpose, never cut off inside a scroll area
+    # that a screenshot or a phone shows no sign of (friction59b 3: "stops mid-object"), nor set on the panel's
+    # own colour.
+    for pre in sized_page.locator("#blocked-more-1 pre.resend-call, #blocked-more-1 pre.expected-example").all():
+        whole = pre.evaluate(
+            "p => [p.scrollHeight <= p.clientHeight + 1, getComputedStyle(p).backgroundColor,"
+            " getComputedStyle(p.closest('.blocked-panel')).backgroundColor]"
+        )
+        assert whole[0] and whole[1] != whole[2], whole
     keep_screenshot(sized_page, "blocked-node-developers")
     console_log.assert_clean()
 
