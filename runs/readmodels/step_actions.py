@@ -91,10 +91,6 @@ IF_STOPPED = "only if the agent stopped"
 RESEND = "The message gives the agent the step again, to resend it."
 # A refused step waiting for something only the person can give (told in the refusal above): when the message is for.
 IF_STOPPED_RESEND = "Only if the agent stopped: the message gives it the step again."
-# friction28a 12: a refused step the agent is to resend says "nothing for you to do now" (its refusal): the
-# actions after it read as the exception under this one line, in that state only (`if_not_resent`); a condition,
-# not "If you'd rather not wait:", which read as "act now" over "Resume here · only if the agent stopped" (29a 6).
-IF_NOT_RESENT = "If the agent does not resend it:"
 # friction28b 16: a panel that stacked three consequence sentences before its button leads with the action; a
 # consequence about the other section (a redo's, which its own warning says in full beside its last button) is
 # under this quiet fold (`what_happens`). What the person must see before resuming stays in sight (`then`).
@@ -167,12 +163,6 @@ class StepActions:
         """ "Branch from here"'s form's name: "Redo with changed inputs", or "Redo with new inputs" for a step with
         none, where there is nothing to change (friction28b 13)."""
         return actions.redo_title(bool(self.inputs))
-
-    @property
-    def if_not_resent(self) -> str:
-        """The line above the actions on a refused step the agent is to resend (its move: the card folded), whose
-        refusal says there is nothing to do now (friction28a 12); "" in every other state."""
-        return IF_NOT_RESENT if self.refused and self.folded else ""
 
     @property
     def title(self) -> str:

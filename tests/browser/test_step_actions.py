@@ -215,12 +215,11 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     prompt = sized_page.locator("#prompt-card").bounding_box()
     assert refusal and resume and prompt and refusal["y"] < resume["y"] < prompt["y"]
-    # Its refusal says there is nothing to do now: one line over the actions makes them the exception (friction28a
-    # 12), between the refusal and "Resume here".
-    lead = sized_page.locator("#if-not-resent")
-    expect(lead).to_have_text("If the agent does not resend it:")
-    lead_box = lead.bounding_box()
-    assert lead_box and refusal["y"] + refusal["height"] <= lead_box["y"] < resume["y"]
+    # Its refusal says there is nothing to do now; the quiet fold's own title says when it matters ("only if the
+    # agent stopped"), with no second condition over it (friction59 S: "If the agent does not resend it:" said it
+    # twice, once the fold was quiet).
+    expect(sized_page.locator("#resume-here summary").first).to_contain_text("only if the agent stopped")
+    expect(sized_page.get_by_text("If the agent does not resend it")).to_have_count(0)
     expect(sized_page.locator("#branch-what")).to_have_text(
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )

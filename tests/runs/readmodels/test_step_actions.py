@@ -85,11 +85,8 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     assert blocked.branch_lead == (
         "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
     )
-    # Its refusal says there is nothing to do now: one line leads the actions as the exception (friction28a 12), in
-    # that state only: not once the agent stopped (the move is the person's), nor on a step the agent works on.
-    assert blocked.if_not_resent == "If the agent does not resend it:"
-    assert replace(blocked, folded=False, weight="primary").if_not_resent == ""
-    assert actions_at(forked_review().open_tip, at_work=True).if_not_resent == ""
+    # Its refusal says there is nothing to do now: "Resume here" is the quiet fold, its title the condition.
+    assert blocked.folded
 
 
 def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(service_catalog):
