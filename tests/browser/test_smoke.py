@@ -109,6 +109,9 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     assert all(bar), bar
     assert max(b["y"] + b["height"] / 2 for b in bar) - min(b["y"] + b["height"] / 2 for b in bar) < 8, bar
     assert bar[2]["x"] + bar[2]["width"] < page.locator("#user-tools .account-avatar span").bounding_box()["x"]
+    # The "?" clear of the person's pill, as on the dashboard's bar (friction59b 8: on the admin they touched).
+    pill, words = (page.locator(f"#user-tools {s}").bounding_box() for s in (".account-avatar span", ".words-link"))
+    assert pill and words and pill["x"] + pill["width"] + 4 <= words["x"], (pill, words)
     more.click()
     for name, href in (("Connect", "/connect/"), ("Tool timings", "/timings/")):
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
@@ -227,8 +230,12 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         row = [box for box in row if box]
         visible = avatar.locator("span").bounding_box()
         assert visible
+        # Apart from every entry, and from the menu's words by a gap that tells them apart (friction59b 8); the
+        # "?" is a 44 px slot around a smaller circle, its slot's edge may meet the pill's.
+        words_slot = sized_page.locator(".words-link").bounding_box()
         for box in row:
-            apart = box["x"] + box["width"] <= visible["x"] or visible["x"] + visible["width"] <= box["x"]
+            gap = 0 if box == words_slot else 4
+            apart = box["x"] + box["width"] + gap <= visible["x"] or visible["x"] + visible["width"] + gap <= box["x"]
             assert apart, (box, visible)
         tops = {round(box["y"] + box["height"] / 2) for box in [*row, visible]}
         assert max(tops) - min(tops) < 8, tops
