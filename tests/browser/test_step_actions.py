@@ -268,7 +268,12 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     assert int(sized_page.locator("#fork-details > summary").evaluate(weight)) >= 600
     # A stalled step, the person's move: "Resume here" in the same place as on every other state's page, in sight.
     visit(sized_page, f"{site}/nodes/{node_id_of(stalled.answer)}/", "step-actions-stalled")
-    assert_sections(sized_page, "The message sets the agent going again at this step, on this branch.")
+    # Its line asks for the look the run page's stalled panel asks for, before the message (friction59a 11, 59b 10).
+    assert_sections(
+        sized_page,
+        "Check the agent's chat first: if it is idle or gone, copy the message. The message sets the agent going"
+        " again at this step, on this branch.",
+    )
     expect(resume_button(sized_page)).to_have_text("Copy the resume message")
     console_log.assert_clean()
 

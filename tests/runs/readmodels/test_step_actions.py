@@ -206,6 +206,10 @@ def test_the_agent_not_told_warning_is_on_every_step_while_an_agent_works_on_the
     for node in Node.objects.filter(run__public_id=quiet.run_id):
         assert actions_at(str(node.public_id)).branch_warning == ""
         assert actions_at(str(node.public_id)).message_warning == ""
+    # Its stalled step asks for a look in the agent's chat first, as the run page's panel does (friction59a 11).
+    tip = Node.objects.filter(run__public_id=quiet.run_id).order_by("-created_at", "-pk").first()
+    assert tip is not None
+    assert actions_at(str(tip.public_id)).lead.startswith("Check the agent's chat first: if it is idle or gone")
 
 
 def test_no_section_where_nothing_can_be_done(service_catalog):
