@@ -19,6 +19,9 @@ from workflows_app.engine.jsontypes import JsonObject
 # Keys a reader gains nothing from: the kind is the entry's title, the version the contract's own.
 _LEFT_OUT = frozenset({"kind", "version"})
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Keys whose words, said as they are, would mislead: WorkRail's hand-off calls git's branch "branchName", and on
+# the dashboard "branch" alone is a branch of a run (its glossary says git's are always "git branch").
+_SAID = {"branchName": "Git branch"}
 
 
 def title_of(kind: str) -> str:
@@ -30,7 +33,10 @@ def title_of(kind: str) -> str:
 
 
 def label_of(key: str) -> str:
-    """A field's key in words: "keyDecisions" -> "Key decisions", "files_changed" -> "Files changed"."""
+    """A field's key in words: "keyDecisions" -> "Key decisions", "files_changed" -> "Files changed"; a few as the
+    dashboard says them ("branchName" -> "Git branch": _SAID)."""
+    if key in _SAID:
+        return _SAID[key]
     words = _WORD_START.sub(" ", key).replace("_", " ").strip().lower()
     return (words[:1].upper() + words[1:]) if words else key
 

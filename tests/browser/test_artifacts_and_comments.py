@@ -148,7 +148,7 @@ def test_a_coding_hand_off_reads_as_sections(sized_page, console_log, site, hand
     expect(page.locator("#artifacts-title")).to_have_count(0)
     fields = handoff.locator("dl.artifact-fields")
     expect(fields.locator("dt")).to_have_text(
-        ["Branch name", "Corrected assumptions", "Files changed", "Key decisions", "Known limitations", "Tests added"]
+        ["Git branch", "Corrected assumptions", "Files changed", "Key decisions", "Known limitations", "Tests added"]
     )
     expect(fields.get_by_text("Assumed orders are few → actually a shop has 2 million")).to_be_visible()
     assert "{" not in handoff.inner_text()  # no raw JSON

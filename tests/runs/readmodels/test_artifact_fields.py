@@ -16,7 +16,7 @@ HANDOFF = {
 def test_fields_keep_one_order_whatever_order_the_keys_were_stored_in():
     reversed_keys = dict(reversed(list(HANDOFF.items())))
     labels = [field.label for field in fields_of(HANDOFF)]
-    assert labels == ["Branch name", "Corrected assumptions", "Key decisions", "Tests added"]
+    assert labels == ["Git branch", "Corrected assumptions", "Key decisions", "Tests added"]
     assert [field.label for field in fields_of(reversed_keys)] == labels
 
 
@@ -28,7 +28,7 @@ def test_lists_of_flat_objects_read_as_words_and_kind_and_version_are_left_out()
         "Corrected assumptions"
     ].items
     assert fields["Corrected assumptions"].items == ["Assumed orders are few → actually a shop has 2 million"]
-    assert fields["Branch name"].text == "feat/orders-page"
+    assert fields["Git branch"].text == "feat/orders-page"
     assert "Kind" not in fields and "Version" not in fields
 
 

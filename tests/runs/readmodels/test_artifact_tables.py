@@ -129,7 +129,7 @@ def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out()
     assert entry.title == "Coding hand-off"
     said = {f.label: (f.text, f.items, f.empty) for f in entry.fields}
     assert said == {
-        "Branch name": ("feature/cache", [], False),
+        "Git branch": ("feature/cache", [], False),
         "Key decisions": ("", ["Cache behind the repository."], False),
         "Known limitations": ("", [], True),
         "Tests added": ("", ["tests/test_cache.py"], False),
