@@ -180,8 +180,10 @@ class StepActions:
     @property
     def branch_folded(self) -> bool:
         """ "Branch from here" is one quiet closed fold, not a section: beside a confirmation, where the person is
-        about to say yes or no to the step, redoing it is a distraction (issue 32), reachable but not offered."""
-        return self.resume == "confirm"
+        about to say yes or no to the step, redoing it is a distraction (issue 32), reachable but not offered; and
+        while the agent has the move (working on the step, or to resend it: `folded`), where a redo would set its
+        work aside (friction59a 9: offered "too easily" on a step the agent is still working on)."""
+        return self.resume == "confirm" or self.folded
 
 
 NONE = StepActions()

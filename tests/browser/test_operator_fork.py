@@ -211,8 +211,10 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     start = start_workflow(RELEASE, context=START_CONTEXT)
     node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
     page.goto(f"{live_server.url}/nodes/{node}/")
-    # The agent works on this step: branching from it is one folded way, under "Branch from here".
-    expect(page.locator("#branch-here #fork-details > summary")).to_be_visible()
+    # The agent works on this step: "Branch from here" is a quiet closed fold (friction59a 9), branching from it
+    # one folded way inside.
+    expect(page.locator("#branch-here #fork-details > summary")).to_be_hidden()
+    page.locator("#branch-here > summary").click()
     page.locator("#fork-details > summary").click()
     page.locator("#fork-mode [data-mode=json]").click()
     page.locator("#fork-context").fill('{"target": "production",}')

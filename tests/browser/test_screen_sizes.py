@@ -703,7 +703,13 @@ def test_a_node_page(sized_page, console_log, site, forked):
     expect(sized_page.locator("#resume-message .copy-button")).to_have_class("copy-button copy-quiet")
     expect(sized_page.locator("#resume-message .copy-button")).to_be_hidden()
     expect(sized_page.locator("#resume-here .agent-message")).not_to_be_visible()
+    # "Branch from here" is a quiet closed fold while the agent works on the step (friction59a 9: offered "too
+    # easily"), small and grey; opened, branching with other context is a fold of its own.
+    expect(sized_page.locator("#branch-here")).not_to_have_attribute("open", "")
+    expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_hidden()
+    sized_page.locator("#branch-here > summary").click()
     expect(sized_page.locator("#branch-here #fork-details > summary")).to_be_visible()
+    sized_page.locator("#branch-here > summary").click()
     # The card in people's words; the token, for the API, in a fold inside the message's.
     assert_plain_words(sized_page)
     sized_page.locator("#resume-message > summary").click()
