@@ -14,6 +14,7 @@ chips read the words here (the `action` template filter), so that they cannot dr
   same inputs" and "Redo with changed inputs", under the section's title "Branch from here" and its lead line.
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
+- hand: give a branch started by hand, which no agent has had yet, to an agent (the same message as resume).
 - resend, confirm, tell: the moves of a blocked step the agent fixes, a step that waits for the person's
   confirmation, and a blocked step that waits for something only the person can give.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "reply", "tell"]
+ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "reply", "tell", "hand"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ ACTIONS: dict[ActionName, Action] = {
     "confirm": Action("confirm"),
     "reply": Action("review and reply"),  # a confirmation's panel: read what to approve, copy a reply
     "tell": Action("tell the agent"),
+    # A branch a person started by hand that no agent has had yet: there is no agent to resume, only one to give
+    # it to (a paused row said "no agent has it yet" beside "resume the agent").
+    "hand": Action("hand it to an agent"),
 }
 
 

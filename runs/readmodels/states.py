@@ -195,12 +195,14 @@ YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
 }
 
 
-def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
+def your_action(state: str, move: str, *, held_by_you: bool = False, by_hand: bool = False) -> str:
     """The move a row's where-line ends with ("resume the agent"), "" where the move is not yours or the line
-    says it already."""
+    says it already. `by_hand`: a paused branch started by hand, which no agent has had: "hand it to an agent"."""
     name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
     if move != "yours" or name is None or held_by_you:
         return ""
+    if state == "paused" and by_hand:
+        name = "hand"
     return actions.verb(name)
 
 

@@ -30,9 +30,9 @@ NOT_RECORDED = (
     "Not recorded: this node was made before WorkRail kept why each step is chosen (conditions, loops and decisions)."
 )
 STARTED_BY_HAND = (
-    "This branch was started by hand, so no workflow rule chose this step: it is the step that was pending where "
-    "the branch started, with the context as edited then."
-)
+    "This branch was started by hand, so no workflow rule chose this step: it is the step the branch was started "
+    "from, with the context as edited then."
+)  # "from", not "the step that was pending": a person can branch from a step that was already done
 NOT_BY_AN_ADVANCE = "No step the agent acknowledged led here, so no workflow rule chose this step."
 UNREADABLE = "The record of why this step was chosen could not be read."
 

@@ -243,7 +243,7 @@ def your_action(where: Whereabouts | None) -> str:
     """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""
     if where is None:
         return ""
-    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
+    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you, by_hand=where.by_hand)
 
 
 @register.filter
@@ -804,6 +804,12 @@ def session_timeline(
 def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> folds.FoldName:
     """The run card's one fold's name and whether it heads its developers' part (readmodels/folds.py)."""
     return folds.run_fold(detail, panel)
+
+
+@register.filter
+def nodes_words(detail: RunDetail) -> str:
+    """What the run fold's node count is made of (readmodels/folds.py): "10 steps, 1 checkpoint; ..."."""
+    return folds.nodes_words(detail)
 
 
 @register.filter

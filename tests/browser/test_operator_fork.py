@@ -154,6 +154,11 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".fork-handover [data-copy-status]")).not_to_have_text("")
         call = json.loads(page.locator("#agent-call").text_content() or "")  # folded: for the API
         new_node = re.search(r"/nodes/(\d+)/", page.url).group(1)
+        # Branched from Prepare, done while Deploy to staging was pending: the step is the one the branch was
+        # started from, not "the step that was pending".
+        why = page.locator("section[aria-labelledby='trace-title']")
+        expect(why).to_contain_text("it is the step the branch was started from, with the context as edited then.")
+        expect(why).not_to_contain_text("pending")
         screenshot(page, "operator-fork-handover")
         assert_plain_words(page)
         expect(page.locator(".fork-handover details.raw-call")).to_contain_text("a fresh ackToken")

@@ -357,7 +357,10 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     details.locator("summary").click()
     expect(details.locator(f"#run-id-{forked.review_run}")).to_have_text(forked.review_run)
     expect(details).to_contain_text(REVIEW)
-    expect(details).to_contain_text("Nodes")
+    # The node count in the words the graph and timeline count in, so that 11 reconciles with their 12 and 1.
+    expect(details.locator("#run-nodes-parts")).to_have_text(
+        "(10 steps, 1 checkpoint; the 2 steps redone after branching are answered at their first node)"
+    )
     keep_screenshot(sized_page, "forked-review-details")
     produced.get_by_role("link", name="findings").click()
     expect(sized_page.locator("#findings-title")).to_be_in_viewport()
@@ -418,6 +421,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
     expect(sized_page.locator(f"#run-details #run-id-{blocked.run_id}")).to_be_visible()
     assert_one_message_then_developers(sized_page, "#run-details")
+    # No heading with nothing under it: "For developers" leads straight to the refusal's codes, which the call's
+    # parts point back to by that heading's words.
+    expect(sized_page.locator("#run-details h4", has_text="The refused step")).to_have_count(0)
+    expect(sized_page.locator("#run-details ul.resend")).to_contain_text("(see the refusal's codes above)")
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")

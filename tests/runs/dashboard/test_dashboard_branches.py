@@ -169,6 +169,11 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert "<code>context.reviewAreas</code> — also asked for by this step" in html, url
         assert "output.artifacts (mr_review.changed_files)" in html, url
         assert "refused <time" in html, url
+        # A part of the call an issue names points back at the codes by their heading's own words; no heading
+        # stands empty over another (the run page's "The refused step" had nothing under it).
+        assert "(see the refusal's codes above)" in more and "see the issue above" not in html, url
+        assert "The refusal's codes" in more and "The refused step</h4>" not in html, url
+        assert not re.search(r"</h4>\s*<h4", more), url
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Badged once, on the run card's status line (a session of one run: not in its head or its runs column too).
@@ -234,3 +239,30 @@ def test_the_sessions_list_counts_branches_in_the_where_line_only_when_a_run_bra
     head = html.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "ranches</th>" not in head and "Runs</th>" in head
     assert head.count("<th ") == plain.split("</tr>", 1)[0].count("<td")  # as many cells as headings
+
+
+def test_the_run_fold_says_what_its_node_count_is_made_of_in_the_graph_and_timeline_words(client, service_catalog):
+    # "Nodes 11 (every step, checkpoint and pending step)" beside a graph of 12 step cards and a timeline's "12
+    # steps reached and 1 checkpoint": a step redone after branching is a card and a step reached on its branch,
+    # but is answered at the node that first reached it. The parts say so, so that the numbers add up.
+    from tests.support.sample_session import two_runs_one_forked_twice
+
+    built = two_runs_one_forked_twice()
+    page = html_of(client, f"/runs/{built.review_run}/")
+    nodes = page.split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
+    assert nodes.startswith("11 "), nodes
+    said = re.sub(r"<[^>]+>", "", nodes).replace("&#x27;", "'")
+    assert said == (
+        "11 (10 steps, 1 checkpoint; the 2 steps redone after branching are answered at their first node)"
+    ), said
+    assert "every step, checkpoint and pending step" not in page
+
+
+def test_the_run_fold_counts_a_finished_branch_s_end_and_says_a_number_once(client, service_catalog):
+    review = forked_review()  # branch 1 finished (its end is a node), branch 2 redoes a step
+    nodes = html_of(client, f"/runs/{review.run_id}/").split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
+    said = re.sub(r"<[^>]+>", "", nodes)
+    assert said == "11 (10 steps, the end; the step redone after branching is answered at its first node)", said
+    stuck = blocked_review()  # two steps reached, nothing else: the number is not said again as "2 steps"
+    nodes = html_of(client, f"/runs/{stuck.run_id}/").split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
+    assert re.sub(r"<[^>]+>", "", nodes) == "2 (each a step reached, on all branches)", nodes

@@ -370,3 +370,13 @@ def test_a_form_over_the_upload_limit_is_413_with_the_error_page(client, root):
     assert response.status_code == 413
     assert "REQUEST_TOO_LARGE" in response.content.decode()
     assert forks() == 0
+
+
+def test_the_sessions_list_offers_to_hand_a_branch_started_by_hand_to_an_agent(client, root):
+    # No agent has had a branch started by hand: its row's move is to hand it to one, not to resume one.
+    assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
+    page = client.get("/").content.decode()
+    row = between(page, '<div class="where-line"', "</div>")
+    assert "no agent has it yet" in html.unescape(row), row
+    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">hand it to an agent</a>', row), row
+    assert "resume the agent" not in row

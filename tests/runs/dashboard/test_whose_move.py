@@ -504,3 +504,10 @@ def test_a_panel_and_the_progress_strip_say_whose_move_as_the_pill_does(client, 
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()
     assert strip(page(client, f"/runs/{stuck.run_id}/")) == ("yours", "yours")  # its agent stopped: red
+
+
+def test_a_paused_branch_started_by_hand_is_handed_to_an_agent_not_resumed():
+    # "no agent has it yet" beside "resume the agent" read as a contradiction: nobody had it to resume.
+    assert states.your_action("paused", "yours", by_hand=True) == "hand it to an agent"
+    assert states.your_action("paused", "yours") == "resume the agent"  # an import: an agent had it elsewhere
+    assert states.your_action("stalled", "yours", by_hand=True) == "resume the agent"

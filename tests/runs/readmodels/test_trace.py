@@ -223,3 +223,15 @@ def test_a_branch_started_by_hand_says_no_workflow_rule_chose_its_step(service_c
     forked = fork_node(str(root.public_id), {"target": "production"}, "Ship it.", via="dashboard")
     assert node_trace(forked.node_id).text == STARTED_BY_HAND
     assert STARTED_BY_HAND.startswith("This branch was started by hand, so no workflow rule chose this step")
+
+
+def test_a_branch_started_by_hand_from_a_done_step_is_not_called_the_pending_one(service_catalog):
+    # A person can branch from a step that was already done (the hand-over redoes "Prepare" while "Deploy to
+    # staging" was pending): the words name the step the branch was started from, true in both cases.
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    root = Node.objects.get(run__public_id=start["session"]["runId"], parent=None)
+    forked = fork_node(str(root.public_id), {"target": "production"}, "Ship it.", via="dashboard")
+    said = node_trace(forked.node_id).text
+    assert "pending" not in said
+    assert said.endswith("it is the step the branch was started from, with the context as edited then.")
