@@ -79,6 +79,8 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     at_work = agent_at_work(step)
     form = form or fork_form.blank(node)
     actions = step_actions.of_step(node, step, went_on, at_work, form.inputs)
+    # Each next step named by the branches that went on along it, as the graph names them (run_view).
+    next_steps = run_view.next_steps_named(node_id, node.branches)
     context = {
         "nav": "sessions",
         "node": node,
@@ -95,8 +97,9 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "agent_call": fork_form.agent_call(node.state_token),
         "chat": agent_message.chat(node.run, session.workspace_path, session.git_branch),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
-        "next_words": run_view.next_in_words(node.branches),
-        "recorded_here": run_view.recorded_with_branches(node),
+        "next_steps": next_steps,
+        "next_words": run_view.next_in_words(node.branches, [step.along for step in next_steps]),
+        "recorded_here": run_view.recorded_with_branches(node, next_steps),
         # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
         "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},

@@ -590,17 +590,80 @@ def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
     return [b.number for b in tree.branches if pk in tree.path(b.tip)]
 
 
+def _redone_from(tree: branches.RunBranches, pk: int) -> set[int]:
+    """The first nodes of the branches that grew from node `pk` by answering its step again after a rewind. The
+    graph draws that answer as the branch's own card (graph_story.told: a child made by a step, in another lane),
+    so `pk`'s card is not on those branches, nor on any that grew from them later."""
+    return {
+        b.nodes[0]
+        for b in tree.branches
+        if b.forked_from == pk
+        and b.nodes
+        and b.nodes[0] in tree.nodes
+        and _made_by(tree, tree.nodes[b.nodes[0]], tree.made_by_checkpoint) == "step"
+    }
+
+
 def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) -> str:
-    """ "On branch 1"; "On branches 1 and 2 (branch 2 branched here)"; "On branches 1, 2 and 3 (shared by
-    branches 1, 2 and 3)": a node before a fork is on every branch that grew after it."""
-    if len(through) <= 1:
-        return f"On branch {through[0]}" if through else ""
-    here = [b.number for b in tree.branches if b.forked_from == pk]
-    listed = _and(through)
-    why = (
-        f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here" if here else f"shared by branches {listed}"
-    )
-    return f"On branches {listed} ({why})"
+    """ "On branch 1"; "On branches 1 and 2 (branch 2 branched here)"; "On branch 1 (branch 2 redid this step)";
+    "On branches 1, 2 and 3 (shared by branches 1, 2 and 3)": a node before a fork is on every branch that grew
+    after it. A branch that answered this step again has its own copy of it, as the graph draws it (r59: the
+    graph's "Branches 1-2" beside the card, the page's "On branches 1, 2 and 3"): it is named apart, as having
+    redone the step, not as one the step is on."""
+    redone = _redone_from(tree, pk)
+    redid = [b.number for b in tree.branches if b.forked_from == pk and b.nodes and b.nodes[0] in redone]
+    on = [b.number for b in tree.branches if b.number in through and not redone & set(tree.path(b.tip))]
+    if not on:
+        return ""
+    here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid]
+    listed = _and(on)
+    whys = [f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here"] if here else []
+    if redid:
+        whys.append(f"branch{'es' if len(redid) > 1 else ''} {_and(redid)} redid this step")
+    if not whys and len(on) > 1:
+        whys.append(f"shared by branches {listed}")
+    head = f"On branches {listed}" if len(on) > 1 else f"On branch {listed}"
+    return f"{head} ({'; '.join(whys)})" if whys else head
+
+
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """A next step on a node's page: its entry, the branches that went on along it in the graph's words
+    ("Branches 1-2"), how many they are, and the words before the answer that led there."""
+
+    entry: BranchEntry
+    branches: str
+    along: int
+
+    @property
+    def on_words(self) -> str:
+        """The branches after "on": "branches 1-2", "branch 3"."""
+        return self.branches[:1].lower() + self.branches[1:]
+
+    @property
+    def answer_label(self) -> str:
+        """The answer quoted under the next step is this step's, that led there, not the next step's own (r59:
+        "The answer: …" under "Review api" read as Review api's)."""
+        return f"This step's answer on {self.on_words}" if self.branches else "The answer"
+
+
+def next_steps_named(node_id: str, entries: list[BranchEntry]) -> list[NextStep]:
+    """Each next step of a node with the branches that went on along it, in the graph's words ("Branches 1-2",
+    "Branch 3"): an answer branches 1 and 2 share leads to the card the graph draws after this one on both
+    (r59: the page named it "Branch 1" only, beside "Branch 3", which grew from its own redo of this step)."""
+    if not entries:
+        return []
+    node = get_node(node_id)
+    tree = branches.read(node.run, records=False)
+    by_id = {str(tree.public(pk)): pk for pk in tree.nodes}
+    named = []
+    for entry in entries:
+        pk = by_id.get(entry.node_id)
+        numbers = branches_through(tree, pk) if pk is not None else []
+        fallback = f"Branch {entry.branch}" if entry.branch else ""
+        label = graph_drawing.branches_label(numbers) if numbers else fallback
+        named.append(NextStep(entry, label, len(numbers) or 1))
+    return named
 
 
 def _and(numbers: list[int]) -> str:
@@ -625,13 +688,15 @@ def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
     return tree.steps_taken(node.pk) + 1
 
 
-def next_in_words(entries: list[BranchEntry]) -> str:
+def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) -> str:
     """How the run went on from a node, in plain words: '2 branches, both taken by the agent',
-    '3 branches, 2 taken by the agent, 1 started by hand'."""
+    '3 branches, 2 taken by the agent, 1 started by hand'. `along`: how many branches went on along each entry
+    (next_steps_named), where two went on along one answer; one each without it."""
     said = {"step": "taken by the agent", "checkpoint": "a checkpoint the agent saved", "fork": "started by hand"}
-    counts = {via: sum(1 for entry in entries if entry.via == via) for via in said}
+    many = along if along is not None and len(along) == len(entries) else [1] * len(entries)
+    counts = {via: sum(n for entry, n in zip(entries, many, strict=True) if entry.via == via) for via in said}
     shown = [(count, said[via]) for via, count in counts.items() if count]
-    total = len(entries)
+    total = sum(many)
     if total == 1:
         return shown[0][1] if shown else ""
     if len(shown) == 1:
@@ -640,11 +705,16 @@ def next_in_words(entries: list[BranchEntry]) -> str:
     return f"{total} branches, " + ", ".join(f"{count} {words}" for count, words in shown)
 
 
-def recorded_with_branches(node: NodeDetail) -> list[tuple[StepEntry, int | None]]:
-    """Each answer recorded at a node with the branch it went on as, where that tells them apart: at a fork
-    point two answers to the same step differ by branch ("Branch 3's answer"); a node with one answer, or
-    whose answers all went on as one branch, needs no label (None)."""
-    went_on_as = {entry.node_id: entry.branch for entry in node.branches}
+def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None) -> list[tuple[StepEntry, str | None]]:
+    """Each answer recorded at a node with the branches it went on as, where that tells them apart: at a fork
+    point two answers to the same step differ by branch ("Answer on branch 3"; "on branches 1-2" where two went
+    on along one, as the next steps and the graph name them: next_steps_named); a node with one answer, or whose
+    answers all went on as one branch, needs no label (None)."""
+    words = {step.entry.node_id: step.on_words for step in named or []}
+    went_on_as = {
+        entry.node_id: words.get(entry.node_id) or (f"branch {entry.branch}" if entry.branch else None)
+        for entry in node.branches
+    }
     labels = [went_on_as.get(entry.child_id) if entry.child_id else None for entry in node.recorded]
     if len({label for label in labels if label is not None}) < 2:
         return [(entry, None) for entry in node.recorded]

@@ -428,7 +428,8 @@ def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> st
     """Where the run is now, after this done step: "the run is now at step 3 of 5" (the branch named where the
     run has several); with several branches through it, that they went on (listed on the page)."""
     if len(went_on) != 1:
-        return "the run went on from this step along several branches (listed above)"
+        # The list is the "On branches" card under the page's head, at both sizes (r59: it said "above").
+        return "the run went on from this step along several branches (listed below)"
     went = went_on[0]
     who = f"branch {went.number}" if several else "the run"
     if went.status == "complete":

@@ -101,9 +101,9 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page.locator(".run-summary")).to_have_count(0)
     screenshot(page, "issue20-session-forked")
 
-    # The node the fork grew from is on both branches.
+    # The node the fork grew from is on branch 1: branch 2 answered its step again, its own copy of it (r59).
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 2 branched here)")
+    expect(page.locator("#node-branch-title")).to_have_text("On branch 1 (branch 2 redid this step)")
     expect(page.locator("#node-branch .branch-callouts")).to_have_count(0)
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")

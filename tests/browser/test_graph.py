@@ -707,6 +707,42 @@ BADGE_CONTRASTS = """() => {
 }"""
 
 
+def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page, console_log, site, viewport):
+    # Friction r59 (K): "Record the Changed Files", where branch 3 answered again, is drawn "Branches 1-2" on the
+    # graph (branch 3 has its own redone copy); its page said "On branches 1, 2 and 3", its next steps "Branch 1"
+    # and "Branch 3", "listed above" of a list below, and "The answer: …" under the next step for this one's.
+    forked = two_runs_one_forked_twice()
+    nodes = Node.objects.filter(run__public_id=forked.review_run, children__isnull=False).order_by("depth")
+    record = next(n for n in nodes if n.children.count() > 1)
+    if viewport.name == "desktop":
+        sized_page.goto(f"{site}/runs/{forked.review_run}/")
+        card = sized_page.locator(f'svg.run-graph a.graph-node[href$="/nodes/{record.public_id}/"]')
+        expect(card.locator("text.tag-text.lane.shared")).to_have_text("Branches 1-2")
+    sized_page.goto(f"{site}/nodes/{record.public_id}/")
+    expect(sized_page.locator("h1")).to_have_text("Record the Changed Files")
+    expect(sized_page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 3 redid this step)")
+    # Its answers, and its next steps, each named by the branches that went on along it, as the graph names them.
+    answers = sized_page.locator("section[aria-labelledby=recorded-title] h3")
+    expect(answers).to_have_text(["Answer on branches 1-2", "Answer on branch 3"])
+    expect(sized_page.locator("#branches-title")).to_have_text("Next steps: 3 branches, all 3 taken by the agent")
+    nexts = sized_page.locator("ol.next-nodes > li")
+    expect(nexts.locator("h3")).to_have_text([re.compile(r"^Branches 1-2 · Review api"), re.compile(r"^Branch 3 · ")])
+    # The answer under each is this step's, that led there.
+    expect(nexts.locator(".answer-preview")).to_have_text(
+        [
+            re.compile(r"^This step's answer on branches 1-2: “Step 2 of the review\."),
+            "This step's answer on branch 3: “A second look after a rewind.”",
+        ]
+    )
+    # "listed below": the list of branches stands under the line that points to it, at both sizes.
+    now_at, listed = sized_page.locator("#now-at"), sized_page.locator("#node-branch ul.node-branches")
+    expect(now_at).to_have_text("the run went on from this step along several branches (listed below)")
+    line, box = now_at.bounding_box(), listed.bounding_box()
+    assert line and box and box["y"] >= line["y"] + line["height"]
+    keep_screenshot(sized_page, "node-fork-point-branches")
+    console_log.assert_clean()
+
+
 def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, console_log, site, viewport):
     forked = two_runs_one_forked_twice()
     sized_page.goto(f"{site}/sessions/{forked.session_id}/#timeline")

@@ -99,7 +99,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
-    assert "On branches 1 and 2 (branch 2 branched here)" in fork
+    assert "On branch 1 (branch 2 redid this step)" in fork  # branch 2 has its own copy of the step
     assert "Other branches of this run" not in fork  # branch 2 grew from this very node
     assert "On branch 1<" not in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")

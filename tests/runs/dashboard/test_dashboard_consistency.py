@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -96,10 +97,15 @@ def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client
     nodes = html.split('class="steps next-nodes"', 1)[1].split("</ol>", 1)[0]
     items = nodes.split('<li class="step">')[1:]
     assert len(items) == 2
-    said = [" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items]
-    assert any(text.startswith("Branch 1 · ") and "The answer: “Did list-changed-files.”" in text for text in said)
+    said = [" ".join(unescape(re.sub(r"<[^>]+>", " ", item)).split()) for item in items]
+    # The answer under each next step is this step's, that led there (r59), not the next step's own.
     assert any(
-        text.startswith("Branch 2 · ") and "The answer: “After the rewind: a second look at the changed files.”" in text
+        text.startswith("Branch 1 · ") and "This step's answer on branch 1: “Did list-changed-files.”" in text
+        for text in said
+    )
+    assert any(
+        text.startswith("Branch 2 · ")
+        and "This step's answer on branch 2: “After the rewind: a second look at the changed files.”" in text
         for text in said
     )
 

@@ -114,7 +114,8 @@ def test_a_node_before_the_fork_is_on_both_branches(review):
     from runs.readmodels import run_view
 
     fork = run_view.node_detail(_node_of(review.answers[1]))  # Record the Changed Files: branch 2 grew here
-    assert fork.on_branches_words == "On branches 1 and 2 (branch 2 branched here)"
+    # Branch 2 answered this step again: its own copy of the step, as the graph draws it, not a branch it is on.
+    assert fork.on_branches_words == "On branch 1 (branch 2 redid this step)"
     assert [o.number for o in fork.on_branches] == [1, 2] and fork.other_branches == []
     shared = run_view.node_detail(_node_of(review.answers[0]))  # the first step, before the fork
     assert shared.on_branches_words == "On branches 1 and 2 (shared by branches 1 and 2)"
@@ -394,3 +395,16 @@ def test_a_branch_the_agent_rewound_away_from_is_left_behind_at_once():
     tree = branches.read(run, records=False)
     told = outcomes.of_run(tree, datetime.min.replace(tzinfo=UTC) + timedelta(days=1))  # everything is recent
     assert [o.state for o in told if not o.is_newest] == ["left_behind"]
+
+
+def test_next_steps_count_the_branches_that_went_on_along_each_and_quote_this_steps_answer():
+    # r59: two branches that went on along one answer are two branches, named as the graph names them.
+    from runs.contract.dashboard import BranchEntry
+    from runs.readmodels import run_view
+
+    entries = [BranchEntry.model_construct(via="step"), BranchEntry.model_construct(via="step")]
+    assert run_view.next_in_words(entries) == "2 branches, both taken by the agent"
+    assert run_view.next_in_words(entries, [2, 1]) == "3 branches, all 3 taken by the agent"
+    shared = run_view.NextStep(entries[0], "Branches 1-2", 2)
+    assert shared.answer_label == "This step's answer on branches 1-2"
+    assert run_view.NextStep(entries[1], "Branch 3", 1).answer_label == "This step's answer on branch 3"
