@@ -163,7 +163,11 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     which = panel.locator(".which-chat")
     expect(which).to_contain_text("Paste it into the Claude Code chat that started this run (")
     expect(which).to_contain_text(
-        re.compile(r"\(\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one works too\.$")
+        # The clock time, with its date when that was not today (a run 45 min old, read just after midnight).
+        re.compile(
+            r"\(([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one"
+            r" works too\.$"
+        )
     )
     expect(panel).not_to_contain_text("new chat")
     copy.click()

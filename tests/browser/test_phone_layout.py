@@ -358,7 +358,10 @@ def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_do
     assert len(labels) >= (2 if viewport == PHONE else 4), labels  # a phone's axis is a third as wide
     # A span of days says each clock time's day (on the reader's clock: times.js), so none reads twice.
     dated = re.compile(r"^([A-Z][a-z]{2} \d+|\d+ [A-Z][a-z]{2}) ")
-    assert all(bool(dated.match(label)) == (apart > 60) for label in labels), labels
+    # A span of hours says a day only where it turns (at most once: it is under a day long), as when it is run
+    # just after midnight.
+    said_day = [bool(dated.match(label)) for label in labels]
+    assert all(said_day) if apart > 60 else sum(said_day) <= 1, labels
     seen = sized_page.evaluate(FIRST_DOT_AND_TICKS)
     first_tick = seen["ticks"][0]
     if viewport == PHONE:
