@@ -631,7 +631,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         "paused",
         "paused",
         _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet", "ago"),
-        next_move=f"{paste_words(_NOBODYS, lead=True)}: it picks up at this step, nothing lost.",
+        next_move=_paused_move(state, halted),
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
             f"turns {states.label('stalled')}: nobody had it."
@@ -641,6 +641,23 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
     )
     panel._new_chat = True  # nobody has it: "an agent's chat", not the one that started it
     return panel
+
+
+def _paused_move(state: RunState, halted: paused.Paused) -> str:
+    """What to do for a paused branch: paste the message into a new chat; for a branch started by hand that
+    replaced branches whose agents may still be at work, first tell those to stop, in the order the step's
+    hand-over page numbers them (friction60b 4: the run page said only "a new chat" where the hand-over said to
+    stop branch 1's agent first, then paste into that chat or a new one)."""
+    replaced = sorted(o.number for o in state.told if o.state == "superseded") if halted.how == "by_hand" else []
+    if not replaced:
+        return f"{paste_words(_NOBODYS, lead=True)}: it picks up at this step, nothing lost."
+    names = listing.joined([str(n) for n in replaced])
+    stop = (
+        f"In branch {names}'s chat, tell its agent to stop"
+        if len(replaced) == 1
+        else f"In the chats of branches {names}, tell their agents to stop"
+    )
+    return f"{stop}; then {paste_words('that')} or a new one: it picks up at this step, nothing lost."
 
 
 def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:

@@ -276,7 +276,8 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # How it came, then that no agent has it (friction18a 4: "no agent has had it for …" read backwards).
     assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · started by hand · no agent has it yet", line
     assert "no agent has had it" not in words and "Agent working on" not in words, words
-    assert "Copy the message and paste it into a new chat" in words, words
+    # Branch 1's agent may still be at work: stop it first, then paste, the hand-over's order (friction60b 4).
+    assert "tell its agent to stop; then copy the message and paste it into that chat or a new one" in words, words
     assert "Branch 2 open at step 2" not in words, words
 
 
@@ -309,6 +310,12 @@ def test_a_branch_set_aside_by_a_fork_started_by_hand_is_not_said_to_be_left_by_
     ), words
     assert "Agent's move · Replaced" not in words and "Superseded" not in words
     assert "Your move · Replaced" in words  # the run page says whose move; only the hand-over's to-dos do there
+    # The new branch's paused panel gives the hand-over's to-dos in their order: stop branch 1's agent first, then
+    # paste (friction60b 4: it said only "paste it into a new chat").
+    assert (
+        "In branch 1's chat, tell its agent to stop; then copy the message and paste it into that chat or a new one:"
+        " it picks up at this step, nothing lost." in words
+    ), words
     # Its row in the other branches is grey-edged as nobody's move, not the blue of an open branch's agent.
     assert re.search(
         r'<li class="callout callout-\w+ replaced">\s*<button [^>]+><span title="A newer branch replaced', run_page
