@@ -691,7 +691,9 @@ def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
 def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) -> str:
     """How the run went on from a node, in plain words: '2 branches, both taken by the agent',
     '3 branches, 2 taken by the agent, 1 started by hand'. `along`: how many branches went on along each entry
-    (next_steps_named), where two went on along one answer; one each without it."""
+    (next_steps_named), where two went on along one answer; one each without it. Where they differ, the steps
+    listed are counted too, so the count matches the rows under it: '2 steps on 3 branches, all 3 taken by the
+    agent' (friction60a 2: "3 branches" over two rows read as a miscount)."""
     said = {"step": "taken by the agent", "checkpoint": "a checkpoint the agent saved", "fork": "started by hand"}
     many = along if along is not None and len(along) == len(entries) else [1] * len(entries)
     counts = {via: sum(n for entry, n in zip(entries, many, strict=True) if entry.via == via) for via in said}
@@ -699,10 +701,11 @@ def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) ->
     total = sum(many)
     if total == 1:
         return shown[0][1] if shown else ""
+    counted = f"{total} branches" if total == len(entries) else f"{len(entries)} steps on {total} branches"
     if len(shown) == 1:
         everyone = "both" if total == 2 else f"all {total}"
-        return f"{total} branches, {everyone} {shown[0][1]}"
-    return f"{total} branches, " + ", ".join(f"{count} {words}" for count, words in shown)
+        return f"{counted}, {everyone} {shown[0][1]}"
+    return f"{counted}, " + ", ".join(f"{count} {words}" for count, words in shown)
 
 
 def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None) -> list[tuple[StepEntry, str | None]]:

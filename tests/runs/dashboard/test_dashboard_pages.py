@@ -301,7 +301,7 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
     # Three branches went on, two of them along one answer (branches 1-2, as the graph names them).
-    assert heading.endswith(">Next steps: 3 branches, all 3 taken by the agent")
+    assert heading.endswith(">Next steps: 2 steps on 3 branches, all 3 taken by the agent")
     # The two answers recorded at this fork point each say the branch they went on as, from the branches'
     # typed numbers (friction11 5), in the order of the next steps.
     recorded = between(node, 'id="recorded-title"', "</section>")
