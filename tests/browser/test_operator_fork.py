@@ -175,6 +175,19 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
             expect(page.locator("body")).not_to_contain_text("Agent working on")
             assert_fits(page)
+            if size == PHONE:
+                # The phone list marks the replaced branch's step as the drawing does, grey and dashed, not in the
+                # amber of "paused" (friction60a 3).
+                page.locator(".gl-branch:not(.shown) .gl-fold > summary").first.click()
+                mark = page.locator(".gl-step .gl-dot.dot-superseded").first
+                left_behind_grey = page.evaluate("getComputedStyle(document.body).getPropertyValue('--muted')")
+                look = mark.evaluate("d => [getComputedStyle(d).borderTopStyle, getComputedStyle(d).borderTopColor]")
+                probe = page.evaluate(
+                    "(c) => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);"
+                    " const rgb = getComputedStyle(e).color; e.remove(); return rgb; }",
+                    left_behind_grey.strip(),
+                )
+                assert look == ["dashed", probe], (look, probe)
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
 
