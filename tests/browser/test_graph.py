@@ -724,7 +724,9 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     # Its answers, and its next steps, each named by the branches that went on along it, as the graph names them.
     answers = sized_page.locator("section[aria-labelledby=recorded-title] h3")
     expect(answers).to_have_text(["Answer on branches 1-2", "Answer on branch 3"])
-    expect(sized_page.locator("#branches-title")).to_have_text("Next steps: 2 steps on 3 branches, all 3 taken by the agent")
+    expect(sized_page.locator("#branches-title")).to_have_text(
+        "Next steps: 2 steps on 3 branches, all 3 taken by the agent"
+    )
     nexts = sized_page.locator("ol.next-nodes > li")
     expect(nexts.locator("h3")).to_have_text([re.compile(r"^Branches 1-2 · Review api"), re.compile(r"^Branch 3 · ")])
     # The answer under each is this step's, that led there.
