@@ -183,18 +183,20 @@ def lane_starts(graph: RunGraph) -> set[str]:
     return {(starts.get(lane) or end).node_id for lane, end in ends.items()}
 
 
-def branches_label(numbers: Iterable[int]) -> str:
-    """Branch numbers as the drawing names them: "Branch 2", "Branches 1-3", "Branches 1, 3"."""
+def branches_label(numbers: Iterable[int], *, lead: bool = True) -> str:
+    """Branch numbers as the drawing names them: "Branch 2", "Branches 1-3", "Branches 1, 3"; `lead=False` inside
+    a sentence ("branches 1-2")."""
     ordered = sorted(set(numbers))
+    word = "Branch" if lead else "branch"
     if len(ordered) == 1:
-        return f"Branch {ordered[0]}"
+        return f"{word} {ordered[0]}"
     runs: list[list[int]] = []
     for number in ordered:
         if runs and number == runs[-1][-1] + 1:
             runs[-1].append(number)
         else:
             runs.append([number])
-    return "Branches " + ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+    return f"{word}es " + ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
 
 
 def shared_labels(graph: RunGraph, starts: set[str]) -> dict[str, str]:

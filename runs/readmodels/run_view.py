@@ -628,17 +628,26 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
 
 @dataclass(frozen=True, slots=True)
 class NextStep:
-    """A next step on a node's page: its entry, the branches that went on along it in the graph's words
-    ("Branches 1-2"), how many they are, and the words before the answer that led there."""
+    """A next step on a node's page: its entry and the numbers of the branches that went on along it, named in the
+    graph's words ("Branches 1-2"), and the words before the answer that led there."""
 
     entry: BranchEntry
-    branches: str
-    along: int
+    numbers: tuple[int, ...]
+
+    @property
+    def along(self) -> int:
+        """How many branches went on along it (one where none is known)."""
+        return len(self.numbers) or 1
+
+    @property
+    def branches(self) -> str:
+        """Its branches as the graph names them: "Branches 1-2", "Branch 3"; "" where none is known."""
+        return graph_drawing.branches_label(self.numbers) if self.numbers else ""
 
     @property
     def on_words(self) -> str:
         """The branches after "on": "branches 1-2", "branch 3"."""
-        return self.branches[:1].lower() + self.branches[1:]
+        return graph_drawing.branches_label(self.numbers, lead=False) if self.numbers else ""
 
     @property
     def answer_label(self) -> str:
@@ -660,9 +669,8 @@ def next_steps_named(node_id: str, entries: list[BranchEntry]) -> list[NextStep]
     for entry in entries:
         pk = by_id.get(entry.node_id)
         numbers = branches_through(tree, pk) if pk is not None else []
-        fallback = f"Branch {entry.branch}" if entry.branch else ""
-        label = graph_drawing.branches_label(numbers) if numbers else fallback
-        named.append(NextStep(entry, label, len(numbers) or 1))
+        # Where the tree does not place it, the entry's own branch; none where that is not known either.
+        named.append(NextStep(entry, tuple(numbers) or ((entry.branch,) if entry.branch else ())))
     return named
 
 

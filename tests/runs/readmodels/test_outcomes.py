@@ -405,6 +405,6 @@ def test_next_steps_count_the_branches_that_went_on_along_each_and_quote_this_st
     entries = [BranchEntry.model_construct(via="step"), BranchEntry.model_construct(via="step")]
     assert run_view.next_in_words(entries) == "2 branches, both taken by the agent"
     assert run_view.next_in_words(entries, [2, 1]) == "2 steps on 3 branches, all 3 taken by the agent"
-    shared = run_view.NextStep(entries[0], "Branches 1-2", 2)
+    shared = run_view.NextStep(entries[0], (1, 2))
     assert shared.answer_label == "This step's answer on branches 1-2"
-    assert run_view.NextStep(entries[1], "Branch 3", 1).answer_label == "This step's answer on branch 3"
+    assert run_view.NextStep(entries[1], (3,)).answer_label == "This step's answer on branch 3"
