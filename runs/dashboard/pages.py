@@ -72,15 +72,14 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
 
 
 def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
-    node = run_view.node_detail(node_id)
+    # Each next step named by the branches that went on along it, as the graph names them (run_view).
+    node, next_steps = run_view.node_page(node_id)
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
     at_work = agent_at_work(step)
     form = form or fork_form.blank(node)
     actions = step_actions.of_step(node, step, went_on, at_work, form.inputs)
-    # Each next step named by the branches that went on along it, as the graph names them (run_view).
-    next_steps = run_view.next_steps_named(node_id, node.branches)
     context = {
         "nav": "sessions",
         "node": node,

@@ -651,13 +651,19 @@ def _paused_move(state: RunState, halted: paused.Paused) -> str:
     replaced = sorted(o.number for o in state.told if o.state == "superseded") if halted.how == "by_hand" else []
     if not replaced:
         return f"{paste_words(_NOBODYS, lead=True)}: it picks up at this step, nothing lost."
-    names = listing.joined([str(n) for n in replaced])
-    stop = (
-        f"In branch {names}'s chat, tell its agent to stop"
-        if len(replaced) == 1
-        else f"In the chats of branches {names}, tell their agents to stop"
+    return (
+        f"{stop_replaced(replaced)}; then {paste_words('that')} or a new one: it picks up at this step, nothing lost."
     )
-    return f"{stop}; then {paste_words('that')} or a new one: it picks up at this step, nothing lost."
+
+
+def stop_replaced(replaced: Iterable[int]) -> str:
+    """The to-do that tells the agents of branches a branch started by hand replaced to stop, without its full
+    stop: "In branch 1's chat, tell its agent to stop" (the run page's paused panel and the step's hand-over)."""
+    numbers = list(replaced)
+    names = listing.joined([str(n) for n in numbers])
+    if len(numbers) == 1:
+        return f"In branch {names}'s chat, tell its agent to stop"
+    return f"In the chats of branches {names}, tell their agents to stop"
 
 
 def _waiting(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:

@@ -41,6 +41,7 @@ from runs.readmodels import (
     commits,
     forks,
     graph_drawing,
+    listing,
     naming,
     outcomes,
     outline_words,
@@ -473,10 +474,22 @@ def state_token(node: Node) -> str:
 
 def node_detail(node_id: str) -> NodeDetail:
     node = get_node(node_id)
+    return _node_detail(node, branches.read(node.run, records=False))
+
+
+def node_page(node_id: str) -> tuple[NodeDetail, list[NextStep]]:
+    """A node as its page shows it: its detail and its next steps named by their branches, from one read of the
+    run's tree (the page read the node and the tree a second time for the names)."""
+    node = get_node(node_id)
+    tree = branches.read(node.run, records=False)
+    detail = _node_detail(node, tree)
+    return detail, _next_steps_named(tree, detail.branches)
+
+
+def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
     run = node.run
     title, prompt = _rendered_step(run, node)
     makers = people.node_makers(run.session_id)
-    tree = branches.read(run, records=False)
     number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
     places = step_places.of_run(run)
     here = [
@@ -656,14 +669,10 @@ class NextStep:
         return f"This step's answer on {self.on_words}" if self.branches else "The answer"
 
 
-def next_steps_named(node_id: str, entries: list[BranchEntry]) -> list[NextStep]:
+def _next_steps_named(tree: branches.RunBranches, entries: list[BranchEntry]) -> list[NextStep]:
     """Each next step of a node with the branches that went on along it, in the graph's words ("Branches 1-2",
     "Branch 3"): an answer branches 1 and 2 share leads to the card the graph draws after this one on both
     (r59: the page named it "Branch 1" only, beside "Branch 3", which grew from its own redo of this step)."""
-    if not entries:
-        return []
-    node = get_node(node_id)
-    tree = branches.read(node.run, records=False)
     by_id = {str(tree.public(pk)): pk for pk in tree.nodes}
     named = []
     for entry in entries:
@@ -675,8 +684,7 @@ def next_steps_named(node_id: str, entries: list[BranchEntry]) -> list[NextStep]
 
 
 def _and(numbers: list[int]) -> str:
-    words = [str(n) for n in numbers]
-    return "".join(words) if len(words) <= 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return listing.joined([str(n) for n in numbers])
 
 
 def _node_titles(run: Run, nodes: list[Node]) -> dict[int, str]:
@@ -699,7 +707,7 @@ def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
 def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) -> str:
     """How the run went on from a node, in plain words: '2 branches, both taken by the agent',
     '3 branches, 2 taken by the agent, 1 started by hand'. `along`: how many branches went on along each entry
-    (next_steps_named), where two went on along one answer; one each without it. Where they differ, the steps
+    (node_page), where two went on along one answer; one each without it. Where they differ, the steps
     listed are counted too, so the count matches the rows under it: '2 steps on 3 branches, all 3 taken by the
     agent' (friction60a 2: "3 branches" over two rows read as a miscount)."""
     said = {"step": "taken by the agent", "checkpoint": "a checkpoint the agent saved", "fork": "started by hand"}
@@ -719,7 +727,7 @@ def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) ->
 def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None) -> list[tuple[StepEntry, str | None]]:
     """Each answer recorded at a node with the branches it went on as, where that tells them apart: at a fork
     point two answers to the same step differ by branch ("Answer on branch 3"; "on branches 1-2" where two went
-    on along one, as the next steps and the graph name them: next_steps_named); a node with one answer, or whose
+    on along one, as the next steps and the graph name them: node_page); a node with one answer, or whose
     answers all went on as one branch, needs no label (None)."""
     words = {step.entry.node_id: step.on_words for step in named or []}
     went_on_as = {

@@ -384,13 +384,10 @@ def handover_steps(node: NodeDetail, step: StepState) -> tuple[str, ...]:
     this = f" on branch {step.waiting_on.number}" if step.waiting_on is not None else ""
     if not replaced:
         return (f"Paste this message into an agent's chat: it redoes the step{this}.",)
-    names = listing.joined([str(n) for n in replaced])
-    stop = (
-        f"In branch {names}'s chat, tell its agent to stop."
-        if len(replaced) == 1
-        else f"In the chats of branches {names}, tell their agents to stop."
+    return (
+        f"{attention.stop_replaced(replaced)}.",
+        f"Paste this message into a chat (that one or a new one): it redoes the step{this}.",
     )
-    return (stop, f"Paste this message into a chat (that one or a new one): it redoes the step{this}.")
 
 
 def replaced_by_hand(node: NodeDetail, step: StepState) -> tuple[int, ...]:
