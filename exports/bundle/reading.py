@@ -35,6 +35,9 @@ from workflows_app.sources import NestedTooDeep, check_json_depth
 logger = logging.getLogger("workrail")
 PRINTABLE = r"^[^\x00-\x1f\x7f]*$"  # no control characters: shown on pages and in reports as they are
 _AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
+# A file that is not JSON from its first character was never a bundle: the wrong file, not a damaged one.
+_NOT_A_BUNDLE = "This is not a WorkRail bundle (not JSON). Did you pick the right file? Nothing was imported."
+_PICK_AGAIN = "Pick the .workrail-bundle.json file that a WorkRail export made."
 
 
 class Producer(Shape):
@@ -174,6 +177,9 @@ def _parse(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise _corrupt("it is not UTF-8 text; it may not be a bundle at all") from None
     except json.JSONDecodeError as exc:
+        if exc.pos == len(text) - len(text.lstrip()):
+            # Not JSON from its first character: not a bundle cut short but another file (friction60b 15).
+            raise _error(ErrorCode.BUNDLE_CORRUPT, _NOT_A_BUNDLE, _PICK_AGAIN) from None
         # Where the JSON stops making sense, in a person's words; the parser's own sentence ("Expecting
         # value: line 1 column 1 (char 0)") is for programmers.
         raise _corrupt(

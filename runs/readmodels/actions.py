@@ -11,7 +11,7 @@ chips read the words here (the `action` template filter), so that they cannot dr
   that step, beside the run's others, with the context as it was. friction15 asked what sets the two ways
   apart; friction24a 7, 24b 13: named by what you do ("Copy a message to branch as it was", "Change its
   context, then branch") a newcomer could not tell them apart, so each is named by its outcome, "Redo with the
-  same inputs" and "Redo with changed inputs", under the section's title "Branch from here" and its lead line.
+  same inputs" and "Redo with new inputs", under the section's title "Branch from here" and its lead line.
 - branch: record a new branch that redoes a step with context a person edited (the fork form), then resume
   the agent on it.
 - hand: give a branch started by hand, which no agent has had yet, to an agent (the same message as resume).
@@ -42,7 +42,9 @@ class Action:
 ACTIONS: dict[ActionName, Action] = {
     "resume": Action("resume the agent"),
     "fork": Action("redo with the same inputs"),
-    "branch": Action("redo with changed inputs"),
+    # One name whether the step has inputs to change or none yet (friction60a 13: "changed" on one page and
+    # "new" on another read as two actions).
+    "branch": Action("redo with new inputs"),
     "resend": Action("resend the step"),
     "confirm": Action("confirm"),
     "reply": Action("review and reply"),  # a confirmation's panel: read what to approve, copy a reply
@@ -114,13 +116,10 @@ SHARE: dict[CopyName, str] = {
 Weight = Literal["primary", "quiet"]
 
 
-# friction28b 13: a step without inputs has nothing to change: its form adds inputs, "Redo with new inputs".
-NEW_INPUTS = Action("redo with new inputs")
-
-
-def redo_title(has_inputs: bool) -> str:
-    """The fork form's name at a step: "Redo with changed inputs", or "Redo with new inputs" where it has none."""
-    return title("branch") if has_inputs else NEW_INPUTS.title
+def redo_title() -> str:
+    """The fork form's name at every step, "Redo with new inputs": new values for its inputs, or inputs added to
+    a step without any (friction28b 13, 60a 13)."""
+    return title("branch")
 
 
 def copy_label(name: CopyName) -> str:

@@ -812,10 +812,16 @@ def resuming_left_behind(beside: list[int], where: str) -> tuple[str, ...]:
         return (f"Resuming makes it go on from {where}.",)
     # friction25a 2: its effect on the live branches, beside branching's (step_actions: on a step page the line
     # after this one says a redo would replace them instead, friction26a 3).
-    goes = f"Branch {beside[0]} goes" if len(beside) == 1 else f"Branches {listing.joined([str(n) for n in beside])} go"
+    # friction60a 11: "Branch 2 goes on too: two agents at work." read as two agents at work now; it is what
+    # resuming would do, so the line says it as a condition.
+    goes = (
+        f"branch {beside[0]} keeps" if len(beside) == 1 else f"branches {listing.joined([str(n) for n in beside])} keep"
+    )
     count = len(beside) + 1
     agents = _COUNTS.get(count, str(count))
-    return (f"{goes} on too: {agents} agents at work. Paste the message into a new chat.",)
+    return (
+        f"If you resume this branch, {goes} going too: {agents} agents at once. Paste the message into a new chat.",
+    )
 
 
 _COUNTS = {2: "two", 3: "three", 4: "four", 5: "five"}
@@ -881,9 +887,9 @@ class BlockedGuide:
 
 # When the move turns the person's, the words around the moment (the `words_when` tag prints it).
 TURNS = Timed("It becomes your move ", " if it does not retry.", "in")
-# The title of the fold that holds a refused step's resume message while the agent is to resend it, in the shape
-# of the step page's "Resume here · only if the agent stopped".
-IF_STOPPED_FOLD = "Resume message · only if the agent stopped"
+# The title of the fold that holds a refused step's resume message while the agent is to resend it: the step
+# page's own, "Resume here · only if the agent stopped" (friction60a 13: one action, one label on both pages).
+IF_STOPPED_FOLD = f"{actions.section('resume')} · only if the agent stopped"
 
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:

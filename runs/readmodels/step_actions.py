@@ -13,7 +13,7 @@ friction15: every state whose move is the person's has a control, and a section 
 action exists. A step waiting for the person's confirmation gives the two replies to paste into the agent's
 chat (agent_message.replies: the dashboard cannot confirm by itself), under the same words and folds as the
 run page's waiting panel (friction22b A9). The branch section names its two ways apart by their outcome
-(actions.py: "Redo with the same inputs", "Redo with changed inputs"), under one lead line and the step's
+(actions.py: "Redo with the same inputs", "Redo with new inputs"), under one lead line and the step's
 inputs, when each records the branch said once under "How branching works" (friction24a 7, 24b 13/15).
 
 friction16: the message's button is as loud as the move is the person's (`weight`, from states.weight): solid
@@ -56,9 +56,9 @@ BRANCH_FROM_HERE = actions.section("branch")
 # the run page shows; the person needs none of it to act.
 # friction25a 1, 25b 1: the new branch named by its number, and no "this branch is kept" beside a warning that it
 # is marked Replaced: what happens to the existing branches is the warning's (branch_warning), said once.
-BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or {changed} inputs."
+BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or new inputs."
 # Where the message way is not offered (the branch is still at this step: redoing it as it was is resuming it).
-BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with {changed} inputs."
+BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with new inputs."
 # At a refusal, what branching is for there, before the same words.
 PAST_REFUSAL = "Another way past the refusal:"
 HOW_BRANCHING = "How branching works"
@@ -160,9 +160,8 @@ class StepActions:
 
     @property
     def redo_title(self) -> str:
-        """ "Branch from here"'s form's name: "Redo with changed inputs", or "Redo with new inputs" for a step with
-        none, where there is nothing to change (friction28b 13)."""
-        return actions.redo_title(bool(self.inputs))
+        """ "Branch from here"'s form's name, "Redo with new inputs", with inputs to change or none."""
+        return actions.redo_title()
 
     @property
     def title(self) -> str:
@@ -207,11 +206,8 @@ def of_step(
     # friction24a 7, 24b 14: one lead line, its outcome, the same on every page; at a refusal, why it is offered.
     same = node.blocked is None and bool(node.branches)  # the message way is offered (_of_step: fork_message)
     # The new branch's number: the next after the run's branches (branches are numbered in the order they start).
-    changed = "changed" if inputs else "new"  # nothing to change in a step without inputs (friction28b 13)
-    redo = actions.redo_title(bool(inputs))
-    lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(
-        new=f" (branch {node.run.branch_count + 1})", changed=changed
-    )
+    redo = actions.redo_title()
+    lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(new=f" (branch {node.run.branch_count + 1})")
     branch_lead = f"{PAST_REFUSAL} {lead[:1].lower()}{lead[1:]}" if node.blocked is not None else lead
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)

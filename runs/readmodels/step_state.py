@@ -65,7 +65,11 @@ def went_on_words(went: list[BranchOutcomeEntry]) -> str:
 # a box for them to fill). Only where the person holds it up does the line say why: elsewhere the page's head says
 # the step's state already (working, stalled, left behind), and the line would say it twice.
 NOT_SENT = "Agent's answer: not sent yet."
-NO_ANSWER: dict[StateName, str] = {"needs_you": "Agent's answer: not sent yet; it waits for your confirmation."}
+NO_ANSWER: dict[StateName, str] = {
+    "needs_you": "Agent's answer: not sent yet; it waits for your confirmation.",
+    # friction60a 11: "not sent yet" promised an answer on a branch no agent works on.
+    "left_behind": "Not answered: this branch was left behind.",
+}
 REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
 ENDS_HERE = "Nothing: the branch ends here."
 

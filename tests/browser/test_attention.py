@@ -455,7 +455,7 @@ def test_a_branch_left_behind(sized_page, console_log, site, service_catalog):
     # Then one short line: which chat takes it, a new one, not branch 2's (friction23b 7); no rule of which branch
     # the run page shows (friction24a 8).
     assert panel.locator("#left_behind-then-1").inner_text().splitlines() == [
-        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
+        "If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.",
     ]
     expect(panel.locator(".copy-button")).to_have_text("Copy the resume message")
     expect(panel.locator(".copy-button")).to_have_class("copy-button copy-quiet")

@@ -420,8 +420,11 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     sized_page.wait_for_load_state("networkidle")
     form = sized_page.locator("form.import-form")
     expect(form.locator("#import-error")).to_be_visible()
-    # Where the file stops being JSON, in a person's words, not the parser's sentence.
-    expect(form.locator("#import-error")).to_contain_text("it stops making sense at line 1, column 1")
+    # A file that is not JSON from its start is the wrong file, not one cut short (friction60b 15).
+    expect(form.locator("#import-error")).to_contain_text(
+        "This is not a WorkRail bundle (not JSON). Did you pick the right file?"
+    )
+    expect(form.locator("#import-error")).not_to_contain_text("cut short")
     expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
     # Posted in place (drop.js): the chosen file is still chosen, so nothing asks to choose it again, and
     # importing again sends it again (friction9 15).

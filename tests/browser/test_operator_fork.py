@@ -79,9 +79,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.locator("#fork-details > summary").click()
         expect(edited).to_have_attribute("aria-expanded", "true")
         # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
-        expect(page.locator("#fork-rows legend")).to_have_text("Context the agent will get")
+        expect(page.locator("#fork-rows legend")).to_have_text("Inputs the agent will get")  # friction60b 7
         page.locator("#fork-mode [data-mode=json]").click()
-        expect(page.get_by_text("Context the agent will get (JSON)")).to_be_visible()
+        expect(page.get_by_text("Inputs the agent will get (JSON)")).to_be_visible()
         editor = page.locator("#fork-context")
         editable = {key: value for key, value in START_CONTEXT.items() if key != "ticketId"}
         assert json.loads(editor.input_value()) == editable  # prefilled with the node's context, locked keys aside

@@ -169,7 +169,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     )
     # One lead line, the step's inputs beside it, the mechanics folded (friction24a 7).
     expect(branch.locator("#branch-what")).to_have_text(
-        "Redo this step as a new branch (branch 2), with the same or changed inputs."
+        "Redo this step as a new branch (branch 2), with the same or new inputs."
     )
     # The inputs as a small key/value list, not "key=value" text (friction28a 10).
     expect(branch.locator("#branch-inputs dt")).to_have_text(["target"])
@@ -221,7 +221,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     expect(sized_page.locator("#resume-here summary").first).to_contain_text("only if the agent stopped")
     expect(sized_page.get_by_text("If the agent does not resend it")).to_have_count(0)
     expect(sized_page.locator("#branch-what")).to_have_text(
-        "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
+        "Another way past the refusal: redo this step as a new branch (branch 2), with new inputs."
     )
     # What the new branch does to the branch whose agent is to resend, in the warning style (friction17b 12,
     # 24b 1), inside the opened way (friction26b 7).
@@ -253,7 +253,7 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     what = sized_page.locator("#resume-what")
     assert what.inner_text().splitlines() == [
         "No agent works on this branch. Resuming continues branch 1 from this step, as it was.",
-        "Branch 2 goes on too: two agents at work. Paste the message into a new chat.",
+        "If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.",
     ]
     quiet_message(sized_page)
     # What a redo below would do instead: under a quiet "What happens" fold after the button, closed (friction28b

@@ -440,10 +440,13 @@ def test_a_pattern_that_backtracks_is_matched_in_linear_time(service_catalog):
 
 def test_a_file_that_is_not_json_is_refused_in_a_persons_words():
     for raw, said in (
-        (b"not a bundle", "it stops making sense at line 1, column 1"),
+        (b"not a bundle", "This is not a WorkRail bundle (not JSON). Did you pick the right file?"),
+        (b"  \n<html>", "This is not a WorkRail bundle (not JSON)."),
         (b'{"a": 1,\n  "b": ', "it stops making sense at line 2, column 8"),
         (b"\xff\xfe{}", "it is not UTF-8 text"),
     ):
         with pytest.raises(WorkRailError) as problem:
             reading._parse(raw)
         assert said in str(problem.value) and "Expecting" not in str(problem.value), str(problem.value)
+        # Only a file that breaks after its start reads as cut short (friction60b 15).
+        assert ("cut short" in str(problem.value)) == (raw.startswith(b"{")), str(problem.value)

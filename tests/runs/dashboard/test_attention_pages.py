@@ -157,6 +157,8 @@ def test_a_step_waiting_for_the_user_says_what_to_confirm(client, service_catalo
         "Copy “Not yet: change…” reply<" in replies
     )
     assert 'id="reply-1-confirmed">Confirmed: go on with “Approve the plan”.</pre>' in replies
+    # The fold says what it holds (friction60a 14: "Check the replies (optional)" read as a check to run).
+    assert '<summary class="small">See the exact text each button copies</summary>' in replies
     assert "no button" not in panel
     assert panel.index('class="next-move"') < panel.index("to-approve") < panel.index("copy-row replies")
     assert "What the step asks you to confirm" not in panel
@@ -231,7 +233,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # it says which chat takes it (friction23b 7), not which branch the run page then shows (a rule nobody needs).
     assert "Optional: only if you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>'
+        'id="left_behind-then-1">If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.</p>'
         in panel
     )
     # friction27a 2: the message is for a new chat, as that line says: no line naming the chat that started the

@@ -79,7 +79,7 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert page.index('id="fork-preview-button"') < page.index('id="fork-kept"')
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
-    assert "Redo with changed inputs</summary>" in page and "fork…" not in page
+    assert "Redo with new inputs</summary>" in page and "fork…" not in page
     # The step's inputs beside the section's lead, locked keys aside (friction24a 7), as a small key/value list,
     # not "key=value" text (friction28a 10).
     inputs = between(page, 'id="branch-inputs"', "</dl>")
@@ -143,7 +143,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     parent_page = client.get(f"/nodes/{root}/").content.decode()
     heading = re.sub(r"<[^>]+>", "", between(parent_page, '<h2 id="branches-title">', "</h2>"))
     assert " ".join(heading.split()) == "Next steps: 2 branches, 1 taken by the agent, 1 started by hand"
-    assert 'with edited context">started by hand</span>' in parent_page  # its meaning, its tooltip
+    assert 'with edited inputs">started by hand</span>' in parent_page  # its meaning, its tooltip
 
 
 @pytest.mark.parametrize(

@@ -79,7 +79,7 @@ def test_the_node_page_says_resume_and_fork_in_plain_words_with_tokens_for_the_a
     assert ">Redo with the same inputs</summary>" in said
     assert "ackToken" not in said and "acknowledging" not in said and "node" not in text_of(said)
     assert "For developers</summary>" in api and "acknowledging it again starts a new branch" in api
-    assert "Redo with changed inputs</summary>" in api and "sets an agent going on the new branch" in api
+    assert "Redo with new inputs</summary>" in api and "sets an agent going on the new branch" in api
     assert "answers this step again, and its answer starts the branch" in api
     assert "nothing is recorded until you confirm a preview of the change" in api
     assert "Where the run went on from this step." in html

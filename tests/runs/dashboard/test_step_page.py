@@ -109,7 +109,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert form.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
     assert branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or changed inputs.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or new inputs.</p>' in branch
     assert 'id="branch-inputs"><span id="branch-inputs-title">Inputs now:</span><dl class="inputs-list"' in branch
     # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
     # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
@@ -118,7 +118,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "nothing is recorded until you confirm a preview of the change" in how
     assert 'id="fork-how"' not in branch and 'id="fork-message-what"' not in branch and 'id="fork-what"' not in text
     assert "moved last" not in text
-    assert text.count(">Redo with changed inputs</summary>") == 1
+    assert text.count(">Redo with new inputs</summary>") == 1
     # The pending step of a branch: "Resume here" resumes the agent, by the run page's button in sight; the branch
     # from this step is by hand only.
     resume, branch = sections(page(client, f"/nodes/{review.open_tip}/")).values()
@@ -129,8 +129,8 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert resume.index('<details class="resume-message if-stopped-fold fold-quiet"') < resume.index("copy-button")
     assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
-    # "with changed inputs", the fold why.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with changed inputs.</p>' in branch
+    # "with new inputs", the fold why.
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with new inputs.</p>' in branch
     assert "this branch is kept" not in branch and "will read Replaced" not in branch  # friction25a 1, 25b 1
     assert "This branch is still at this step: going on with the same inputs is resuming it" in branch
 
@@ -239,7 +239,8 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
-        "<br>Branch 2 goes on too: two agents at work. Paste the message into a new chat.</p>" in resume
+        "<br>If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.</p>"
+        in resume
     )
     # friction26a 3, 26b 1: why a redo differs; friction28b 16: under a quiet "What happens" fold at the card's
     # end, after the button, not a third sentence before it.
@@ -253,6 +254,9 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # friction27a 2: for a new chat, as its line says: the chat that started the run is not named under it.
     assert "which-chat" not in resume and "data-paste-into" not in resume
     assert resume.index('id="resume-what"') < resume.index("copy-button") and "if-stopped-fold" not in resume
+    # Its Answer promises nothing: no agent works there (friction60a 11: "not sent yet" read as one coming).
+    answer = page(client, f"/nodes/{left.public_id}/").split('<li class="empty">')[1].split("</li>")[0]
+    assert answer == "Not answered: this branch was left behind."
 
 
 def test_a_canceled_run_s_step_says_when_and_that_nothing_resumes_or_branches(client, service_catalog):

@@ -257,7 +257,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     summary = fold.split("<summary", 1)[1].split("</summary>", 1)[0]
     # The fold's title says what it holds and when it is for; when the move turns yours is a line over it, not
     # packed into the title (friction29a 7).
-    assert summary.endswith(">Resume message · only if the agent stopped") and "<time" not in summary
+    assert summary.endswith(">Resume here · only if the agent stopped") and "<time" not in summary
     assert BUTTON in fold
     turns = panel.split('id="turns-1">')[1].split("</p>")[0]
     assert panel.index('id="turns-1"') < panel.index('id="if-stopped-1"')

@@ -339,6 +339,7 @@ def test_the_sessions_list_starts_and_imports_from_its_head_and_titles_each_row(
     # With no session, "Start a workflow" leads the page (the one primary button); "Import" sits in the head.
     start = empty.split('id="start-first"', 1)[1].split("</div>", 1)[0]
     assert '<a class="button primary" id="start-workflow" href="/workflows/">Start a workflow</a>' in start
+    assert "copy its start message into" in start  # the catalog's name for it (friction60a 13: not "start line")
     head = empty.split('<div class="page-head">', 1)[1].split('id="start-first"', 1)[0]
     assert '<a class="button small" id="import-link" href="/sessions/import"' in head and "Start a workflow" not in head
     assert "import-form" not in empty  # the form is on the import page, not under the list

@@ -84,7 +84,7 @@ def test_every_action_has_one_phrase():
     verbs = [action.verb for action in actions.ACTIONS.values()]
     assert len(set(verbs)) == len(verbs)
     assert set(states.YOUR_ACTIONS.values()) <= set(actions.ACTIONS)  # a row's move is one of them
-    assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Redo with changed inputs"
+    assert actions.title("resume") == "Resume the agent" and actions.title("branch") == "Redo with new inputs"
     # A new branch from an earlier step by the message is not "resume", which only carries a branch on at its
     # latest step (friction13 2); beside the form, it says what sets the two apart (friction15), by its outcome,
     # in parallel words with the form's (friction24a 7, 24b 13).

@@ -38,16 +38,16 @@ def test_the_pending_step_resumes_the_agent_its_message_for_when_it_stops_while_
         and not working.fork_message
         # One lead line, its outcome (friction24a 7); what the new branch does to the one at work, in the words
         # the run page uses after it (friction24b 1: not "it goes on beside the new branch").
-        and working.branch_lead == "Redo this step as a new branch (branch 3), with changed inputs."
+        and working.branch_lead == "Redo this step as a new branch (branch 3), with new inputs."
         # friction25a 1, 25b 1: the branch named, no "this branch is kept" beside it, no "will read".
         and working.branch_warning
         == "Branch 3 becomes the run's line of work. Branch 2, where an agent works now, is kept in the history "
         "and marked Replaced: tell its agent, in its chat, to stop."
     )
     # The mechanics under one fold: what inputs are, and why only changed inputs make a branch here.
-    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with changed inputs")
+    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with new inputs")
     assert working.branch_how == (step_actions.INPUTS_ARE, step_actions.ONLY_EDITED, edited)
-    assert working.inputs and working.redo_title == "Redo with changed inputs"
+    assert working.inputs and working.redo_title == "Redo with new inputs"
     assert not any("moved last" in line for line in (working.branch_lead, *working.branch_how, *working.then))
     stopped = actions_at(review.open_tip)
     # Stalled: the person's move, the solid button in sight; no agent at work, no warning.
@@ -65,8 +65,8 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     assert first.latest == ""
     # The message way is offered here: the lead names both, the fold says when each records the branch.
     # The new branch named by its number, the next after the run's two (friction25a 1, 25b 1).
-    assert first.branch_lead == "Redo this step as a new branch (branch 3), with the same or changed inputs."
-    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with changed inputs")
+    assert first.branch_lead == "Redo this step as a new branch (branch 3), with the same or new inputs."
+    edited = step_actions.EDITED_CONTEXT.format(redo="Redo with new inputs")
     assert first.branch_how == (step_actions.INPUTS_ARE, step_actions.SAME_CONTEXT, edited)
     later = actions_at(node_id_of(review.answers[3]))
     assert not later.resume_shown and later.now_at == "branch 1 went on to its end"
@@ -83,7 +83,7 @@ def test_a_blocked_step_s_one_message_is_its_refusal_s_and_it_branches_past_it(s
     assert blocked.weight == "quiet" and blocked.folded and blocked.lead == "only if the agent stopped"
     assert blocked.shown
     assert blocked.branch_lead == (
-        "Another way past the refusal: redo this step as a new branch (branch 2), with changed inputs."
+        "Another way past the refusal: redo this step as a new branch (branch 2), with new inputs."
     )
     # Its refusal says there is nothing to do now: "Resume here" is the quiet fold, its title the condition.
     assert blocked.folded
@@ -107,11 +107,11 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     assert confirm.replies.changes.startswith("Not yet: change … before you go on with “")
     assert confirm.replies.changes_parts[:2] == ("Not yet: change ", "…")  # the blank apart (friction18b 12)
     # A step without inputs: "Inputs now: none", and nothing to change, so the form adds them: "Redo with new
-    # inputs", in its name, the lead and the fold alike (friction28b 13); with inputs, "changed".
+    # inputs", in its name, the lead and the fold alike (friction28b 13); with inputs, the same name (60a 13).
     assert confirm.inputs == () and confirm.redo_title == "Redo with new inputs"
     assert confirm.branch_lead == "Redo this step as a new branch (branch 2), with new inputs."
     assert confirm.branch_how[2].startswith("Redo with new inputs: nothing is recorded until")
-    assert replace(confirm, inputs=(("target", "staging"),)).redo_title == "Redo with changed inputs"
+    assert replace(confirm, inputs=(("target", "staging"),)).redo_title == "Redo with new inputs"
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
     # A branch started by hand replaces it (friction24b 1): said before, as the run page says it after.
     assert (
@@ -154,7 +154,9 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     # which branch the run page shows (friction24a 8).
     # friction25a 2: its effect on the live branch, beside branching's ("The new branch replaces branch 2").
     # friction26a 3, 26b 1: and why a redo differs, in one line; the redo's panel says the same rule in full.
-    assert taken_up.then == ("Branch 2 goes on too: two agents at work. Paste the message into a new chat.",)
+    assert taken_up.then == (
+        "If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.",
+    )
     # friction28b 16: what a redo below would do instead is not a third sentence before the button: it is under
     # the card's quiet "What happens" fold.
     assert taken_up.what_happens == ("A redo below would start branch 3 instead, and mark branch 2 Replaced.",)
@@ -164,7 +166,7 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     )
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "Branches 2 and 3 go on too: three agents at work. Paste the message into a new chat.",
+        "If you resume this branch, branches 2 and 3 keep going too: three agents at once. Paste the message into a new chat.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     # Issue 32: it leads the page as in every other state (one order), quiet as the move is nobody's.

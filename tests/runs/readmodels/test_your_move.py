@@ -93,7 +93,7 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
     guide = attention.blocked_guide(detail.branch.blocked, cutoff)
     assert guide.lead.startswith("The agent was told what to fix and normally resends the step by itself")
     # The fold's title names what it holds and when it is for; the countdown is a line of its own (friction29a 7).
-    assert guide.fold == "Resume message · only if the agent stopped"
+    assert guide.fold == "Resume here · only if the agent stopped"  # the step page's words (friction60a 13)
     assert guide.turns_at is not None and guide.turns_around == attention.TURNS
 
     _stopped(stuck.run_id)
