@@ -76,9 +76,10 @@ def imported_message(result: ImportResult) -> str:
     steps = f"{reached} step{'s' if reached != 1 else ''}"
     if result.kept_ids:
         return f"Imported {session_name(result.session)} ({runs}, {steps})."
+    # friction60a 12: "tokens … still point at the original" was the store's word; a person copies messages.
     return (
         f"Imported {session_name(result.session)}, a copy with new ids ({runs}, {steps}): "
-        "tokens from the original session still point at the original."
+        "a message copied from the original session still resumes the original, not this copy."
     )
 
 

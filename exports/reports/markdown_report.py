@@ -384,7 +384,7 @@ def _synthesis(branch: BranchSection) -> list[str]:
     synthesis = branch.synthesis
     if not synthesis:
         return []
-    parts = [f"#### Synthesis of branch {branch.number}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
+    parts = [f"#### Summary of branch {branch.number}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
     artifacts = synthesis.get("artifacts")
     final = [a for a in artifacts if isinstance(a, dict) and a.get("final")] if isinstance(artifacts, list) else []
     if final:
@@ -398,7 +398,7 @@ def _synthesis(branch: BranchSection) -> list[str]:
 def _checkpoint_mark(saved: StepEntry) -> list[str]:
     """A checkpoint saved while a step was pending, after that step's answer, as the run page marks it: no
     heading, no place of its own."""
-    meta = f"**Checkpoint** saved while this step was pending · recorded {stamp(saved.recorded_at)}"
+    meta = f"**Checkpoint** saved before the step was answered · recorded {stamp(saved.recorded_at)}"
     meta += f" · took {seconds(saved.seconds)}" + (f" · {inline(saved.by)}" if saved.by else "")
     return [meta, notes(saved.notes_markdown) or "_No notes._", *_artifacts_line(saved)]
 

@@ -190,6 +190,8 @@ def workflows(request: HttpRequest) -> HttpResponse:
         "listing": listing,
         # A column whose every row says the same ("workflow", "bundled") is said once in the head instead.
         "kind_varies": len({wf["kind"] for wf in everything}) > 1,
+        # What a routine is, only where a shown row is one (friction60a 18: said over a list of none).
+        "routine_shown": any(wf["kind"] == "routine" for wf in shown),
         "source_varies": bool(others or one_repository),
         "one_source": "" if others or one_repository else one_kind,
         # Each row's "Copy the start message": the message the workflow's own page hands over (agent_message.to_start).

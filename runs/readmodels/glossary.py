@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runs.readmodels import states
+
 
 @dataclass(frozen=True)
 class Term:
@@ -47,6 +49,15 @@ TERMS: tuple[Term, ...] = (
         " Not a git branch: the dashboard says \u201cgit branch\u201d for those.",
     ),
     Term("left-behind", "Left behind", "A branch no agent works on any more; the run goes on along another."),
+    # friction60a 12, 60b 7: words the pages use that had no line. Paused is a state too: its line is the
+    # states' legend's (states.MEANINGS), as Left behind's and Replaced's are.
+    Term("paused", "Paused", states.meaning("paused", "yours")),
+    Term(
+        "started-by-hand",
+        "Started by hand",
+        "A branch someone started from a step's page (\u201cRedo with new inputs\u201d), not an agent;"
+        " it waits for an agent to be given its message.",
+    ),
     Term(
         "replaced",
         "Replaced",
@@ -70,6 +81,22 @@ TERMS: tuple[Term, ...] = (
         "checkpoint",
         "Checkpoint",
         "Notes the agent saved at a step without answering it, so that a later chat can pick up from there.",
+    ),
+    Term(
+        "inputs",
+        "Inputs",
+        "The values a step works with (a target, a ticket id), handed on from step to step; a redo can change them.",
+    ),
+    Term(
+        "artifact",
+        "Artifact",
+        "A structured result the agent records with an answer (\u201cFindings\u201d, \u201cChanged files\u201d),"
+        " beside its notes in words.",
+    ),
+    Term(
+        "bundle",
+        "Bundle",
+        "One file holding a whole session, made by Export; Import reads it into another dashboard.",
     ),
     Term(
         "mode",

@@ -210,13 +210,14 @@ class CancelStops:
 
     @property
     def button(self) -> str:
-        """ "Cancel run…" on a run of one branch; "Cancel the whole run…" on a run of several, from the count of its
-        branches (friction28b 14: seen from a side branch, "Cancel run…" read as maybe canceling only the branch in
+        """ "Cancel run…" on a run of one branch; "Cancel run (all branches)…" on a run of several, from the count of
+        its branches (friction28b 14: seen from a side branch, "Cancel run…" read as maybe canceling only the branch in
         view; friction26b 5 had made it one label, which left that question open). That it stops every branch
         (friction22a B5), and which, the confirmation says (`confirm`). No count: every branch counted read as if
         finished work would be undone (friction23a A2, 23b 14), and the open ones by kind crowded the card's head
-        on a phone (friction17b 18)."""
-        return "Cancel the whole run…" if self.branches > 1 else "Cancel run…"
+        on a phone (friction17b 18). friction60a 13, 60b 14: "Cancel run…" and "Cancel the whole run…" read as two
+        actions; one label, the branches said after it."""
+        return "Cancel run (all branches)…" if self.branches > 1 else "Cancel run…"
 
     @property
     def confirm(self) -> str:

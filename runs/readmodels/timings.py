@@ -112,7 +112,9 @@ TURNED_AWAY = "Turned away"
 # A call's outcome tag, capitalised as every other tag (a held answer is "Refused", as states.py says it).
 OUTCOME_LABELS = {
     CallOutcome.OK: "OK",
-    CallOutcome.BLOCKED: LABELS["blocked"],
+    # friction60a/60b: "Refused" beside "Turned away" read as two words for one thing; the tag names what was
+    # refused, the answer, in the run pages' word for it.
+    CallOutcome.BLOCKED: f"Answer {LABELS['blocked'].lower()}",
     CallOutcome.REFUSED: TURNED_AWAY,
     CallOutcome.REJECTED: TURNED_AWAY,
     CallOutcome.ERROR: "Server error",

@@ -369,13 +369,15 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
         "Draft Plan with Risks · step 2 of 3 · canceled in the dashboard just now"
     )
     expect(panel.locator("h3, .step-line")).to_have_count(0)
-    # All three steps, as on every other run: the one it never reached greyed, said as not reached.
+    # All three steps, as on every other run: the one it never reached greyed as a step still to come is, its
+    # place alone in words (friction60a 18), the tooltip saying it was never reached.
     stepper = sized_page.locator("ol.stepper")
     expect(stepper.locator(".st-step")).to_have_count(3)
     rest = stepper.locator(".st-step.upcoming")
     expect(rest).to_have_count(1)
     expect(rest).to_be_visible()
-    expect(rest.locator(".st-words")).to_have_text("step 3 of 3 · not reached")
+    expect(rest.locator(".st-words")).to_have_text("step 3 of 3")
+    expect(rest.locator(".gl-dot")).to_have_attribute("title", "Never reached: the run was canceled")
     expect(sized_page.locator("#pending-step")).to_have_count(0)
     expect(sized_page.get_by_text("while the agent works")).to_have_count(0)
     # The mode it ran under, in its head as on every run, with its history; nothing to switch any more.
@@ -555,7 +557,7 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and
         # says it cannot be undone.
         # friction28b 14: "the whole run", not only the branch in view.
-        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel the whole run…")
+        expect(sized_page.locator("#cancel-button")).to_have_text("Cancel run (all branches)…")
         expect(sized_page.locator("#cancel-button + .confirm-body > p")).to_contain_text(
             "This cannot be undone: every branch of the run stops"
         )

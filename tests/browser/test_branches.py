@@ -60,7 +60,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(callout.locator(".badge")).to_have_text("Done")
     # Branch 1 finished: canceling stops the one open branch, but it ends the whole run, and the button says so
     # (friction22a B5).
-    expect(page.locator(".confirm summary")).to_have_text("Cancel the whole run…")  # friction28b 14
+    expect(page.locator(".confirm summary")).to_have_text("Cancel run (all branches)…")  # friction28b 14
     expect(page.locator(".confirm-body")).to_contain_text("every branch of the run stops")
     # The shared step's card is one on the graph, but branch 2 answered it again after the rewind.
     # A footnote after this branch's answer, linking branch 1.
@@ -78,7 +78,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     # (friction24a 9); no second line, no row for branch 2, no story of how it came after branch 1.
     expect(page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (done). The agent works on branch 2: ")
     expect(page.locator("#run-status, #branch-story, #other-branches")).to_have_count(0)
-    expect(page.locator("#synthesis-title")).to_have_text("Synthesis of branch 1")
+    expect(page.locator("#synthesis-title")).to_have_text("Summary of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
     # The verdict leads the line of what the branch produced, on the first screen.
     expect(page.locator("#run-produced a").first).to_have_text("verdict “Request changes”")

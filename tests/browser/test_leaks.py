@@ -50,7 +50,9 @@ def test_importing_a_bundle_already_imported_says_so_links_it_and_offers_a_copy(
     page.get_by_label("import it as a separate copy").check()
     page.get_by_role("button", name="Import", exact=True).click()
     expect(page.locator(".messages")).to_contain_text(", a copy with new ids")
-    expect(page.locator(".messages")).to_contain_text("tokens from the original session still point at the original")
+    expect(page.locator(".messages")).to_contain_text(
+        "a message copied from the original session still resumes the original, not this copy"
+    )
     expect(page.locator("h1")).to_have_text("TICKET-4242 (copy)")
     copy = Session.objects.exclude(public_id=built.session_id).get()
     expect(page).to_have_url(f"{site}/sessions/{copy.public_id}/?imported=1")

@@ -25,9 +25,10 @@ def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_i
     link.click()
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("h1")).to_have_text("Words used here")
-    expect(sized_page.locator(".glossary dt")).to_have_count(13)  # glossary.TERMS, Refused and Turned away included
+    expect(sized_page.locator(".glossary dt")).to_have_count(18)  # glossary.TERMS, Refused and Turned away included
     assert_fits(sized_page)
     visit(sized_page, f"{site}/words/#branch", "words-page")
     expect(sized_page.locator("#branch dd")).to_contain_text("One line of steps through a run")
+    expect(sized_page.locator("#artifact dt")).to_have_text("Artifact")  # friction60a 12
     sized_page.goto(f"{site}/runs/{review.run_id}/")
     expect(sized_page.locator('a.term-link[href="/words/#branch"]').first).to_be_attached()

@@ -127,7 +127,7 @@ def test_a_copy_is_named_after_its_session_and_says_the_original_tokens_stay_wit
     assert copy.title == "TICKET-4242 (copy)" and copy.session_key == "TICKET-4242 (copy)"
     said = html.unescape(answer.content.decode())
     assert "Imported TICKET-4242 (copy), a copy with new ids" in said
-    assert "tokens from the original session still point at the original" in said
+    assert "a message copied from the original session still resumes the original, not this copy" in said
     assert '<span title="session ' + copy.public_id + '">TICKET-4242 (copy)</span>' in said  # the breadcrumb
     named = client.get(f"/sessions/{copy.public_id}/bundle.json")
     assert named["Content-Disposition"] == 'attachment; filename="TICKET-4242-copy.workrail-bundle.json"'

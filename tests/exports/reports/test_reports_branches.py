@@ -58,7 +58,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     assert f"- Verdict: {VERDICT}: the permission check is bypassed" in first
     assert "#### Findings\n\n| # | Severity | Finding | Where | Why | Suggestion |" in first
     assert f"| 1 | **critical** | {CRITICAL} | `app/permissions.py:17` |" in first
-    assert "#### Synthesis of branch 1" in first and "`mr_review.findings` from `record-findings`" in first
+    assert "#### Summary of branch 1" in first and "`mr_review.findings` from `record-findings`" in first
     assert "##### Step 8 of 8 · Summarize the Review" in first
     # Branch 2: its own steps after the fork, none of branch 1's synthesis or findings.
     own = second.split("### Timeline")[0]
@@ -175,7 +175,7 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     # heading of its own, so it never reads as another step.
     record = "##### Step 2 of 3 · loop round 1 of 3, part 2 of 2 in “Verify each slice” · Record what the slice showed"
     after = first.split(record)[1].split("#####")[0]
-    assert "**Checkpoint** saved while this step was pending · recorded " in after and "Halfway." in after
+    assert "**Checkpoint** saved before the step was answered · recorded " in after and "Halfway." in after
     assert "Checkpoint during" not in first
     assert (
         "##### Step 2 of 3 · loop round 1 of 3, part 2 of 2 in “Verify each slice” · Record what the slice showed"

@@ -79,7 +79,7 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "| `src/orders.py` | Paginate | medium |",
         "#### Findings",
         "| 1 | **major** | Unbounded query | `src/orders.py:12` |",
-        "#### Synthesis of branch 1",
+        "#### Summary of branch 1",
         "Artifacts that stand:",
         "### Timeline",
         "## Appendix for developers: full ids",

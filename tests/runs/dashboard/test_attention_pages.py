@@ -233,8 +233,8 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # it says which chat takes it (friction23b 7), not which branch the run page then shows (a rule nobody needs).
     assert "Optional: only if you want this branch back.</p>" in panel
     assert (
-        'id="left_behind-then-1">If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.</p>'
-        in panel
+        'id="left_behind-then-1">If you resume this branch, branch 2 keeps going too: two agents at once. '
+        "Paste the message into a new chat.</p>" in panel
     )
     # friction27a 2: the message is for a new chat, as that line says: no line naming the chat that started the
     # run under its button, and its Copied line names none (friction28b 1: said once).

@@ -46,7 +46,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     assert newest.count(STATUS) == 1 and 'id="pending-step"' not in newest
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
-    assert "Synthesis of branch 1" in first and "What the branch ended with" in first
+    assert "Summary of branch 1" in first and "What the branch ended with" in first
     # What it ended with, in people's words and the recording step's title; the kinds and step ids folded.
     ended = first.split('<ul class="ended-with">', 1)[1].split("</ul>", 1)[0]
     assert "The list of changed files" in ended and "mr_review." not in ended and "from “" in ended
@@ -83,7 +83,7 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     # Canceling stops the open branch only (branch 1 finished), but it ends the whole run: the label says so on a
     # run of several branches (friction28b 14), its confirmation saying every branch stops (friction22a B5).
     button = session.split('id="cancel-button">')[1].split("</summary>")[0]
-    assert button == "Cancel the whole run…" and "every branch of the run stops" in session
+    assert button == "Cancel run (all branches)…" and "every branch of the run stops" in session
 
     first = html_of(client, f"/runs/{review.run_id}/?tip={review.done_tip}")
     # Another branch shown: one banner says which, in its state's word, and leads to where the agent works, named

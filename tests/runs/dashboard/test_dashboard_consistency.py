@@ -82,7 +82,7 @@ def test_a_checkpoint_is_listed_once_and_not_numbered_as_a_step(client, service_
     mark = draft.split('<details class="checkpoint-mark"', 1)[1].split(">", 1)[1]
     assert draft.index("three") < draft.index('<details class="checkpoint-mark"'), draft
     said = " ".join(re.sub(r"<[^>]+>", " ", mark).split())
-    assert said.startswith("checkpoint saved ") and "while this step was pending" in said, said
+    assert said.startswith("checkpoint saved ") and "before the step was answered" in said, said
     assert "Halfway: plan drafted." in mark and "the checkpoint's page" in mark
     # Nothing more to list: no empty "Session notes and checkpoints" card.
     assert 'id="notes-title"' not in html and "Session notes and checkpoints" not in html

@@ -255,7 +255,7 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # Canceling stops every open branch, not only the one shown: the button says it covers the whole run, no
     # count (friction22a B5, 23a A2); its confirmation names them as the cards say them (friction17b 18).
     # friction28b 14: on a run of several branches, "the whole run", from the count of its branches.
-    assert "Cancel the whole run…</summary>" in html and "Cancel run…" not in html
+    assert "Cancel run (all branches)…</summary>" in html and "Cancel run…" not in html
     assert "every branch of the run stops" in html
     assert "with branch 1 in progress and branches 2 and 3 left behind" in html
 
@@ -518,6 +518,8 @@ def test_the_catalog_page_filters_by_the_same_tags_and_search_as_list_workflows(
     # catalog, so a filter does not make columns come and go (friction10 14).
     assert '<th scope="col">Source</th>' in only and '<th scope="col">Kind</th>' in only
     assert 'class="source-once"' not in only
+    # No routine among the rows left: the line explaining the word goes (friction60a 18).
+    assert 'id="routine-hint"' not in only
     searched = page(client, "/workflows/?q=risk+scaled")
     assert "wr.risk_scaled_mr_review" in searched and "team.ship" not in searched
     assert "No workflow matches." in page(client, "/workflows/?q=nothing+like+this")

@@ -80,7 +80,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert not re.search(r">node \d+<", notes)
     # The shown branch's checkpoint is listed among its steps (issue 32: once per page), not under the notes: a
     # mark on the step it was saved during (ninth review item 5).
-    assert "while this step was pending" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
+    assert "before the step was answered" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
     assert re.search(
         r"<title>Record what the slice showed · step \d+ of \d+ · loop round \d+ of \d+, part 2 of 2 "

@@ -239,8 +239,8 @@ def test_resume_here_says_the_message_is_for_when_the_agent_stops_while_it_works
     # Its outcome first, set apart from branching's (friction24b 14); no rule of which branch the run page shows.
     assert (
         'id="resume-what">No agent works on this branch. Resuming continues branch 1 from this step, as it was.'
-        "<br>If you resume this branch, branch 2 keeps going too: two agents at once. Paste the message into a new chat.</p>"
-        in resume
+        "<br>If you resume this branch, branch 2 keeps going too: two agents at once. "
+        "Paste the message into a new chat.</p>" in resume
     )
     # friction26a 3, 26b 1: why a redo differs; friction28b 16: under a quiet "What happens" fold at the card's
     # end, after the button, not a third sentence before it.

@@ -213,7 +213,8 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
         ]
     )
     # A canceled run's refusal is the expected answer, tagged apart from failures (by its code).
-    assert [line.label for line in recent_calls()] == ["Turned away", "Refused", "OK"]  # newest first
+    # newest first; a held answer's tag says what was refused, set apart from a call turned away (friction60b 7)
+    assert [line.label for line in recent_calls()] == ["Turned away", "Answer refused", "OK"]
     ToolCall.objects.create(tool="continue_workflow", outcome="STORE_BUSY", duration_ms=1834.25, started_at=now)
     shown = page(client, "/timings/")
     assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown

@@ -184,12 +184,12 @@ def test_the_report_lists_each_branch_with_its_own_status_and_synthesis(forked):
     # first, with its synthesis and finding; branch 2 after it, with neither.
     text = markdown_report.render(report)
     first, second = text.split("### Branch 1 (complete)")[1].split("### Branch 2 (newest, open)")
-    assert "#### Synthesis of branch 1" in first and "Verdict: ready." in first and "Unbounded query" in first
+    assert "#### Summary of branch 1" in first and "Verdict: ready." in first and "Unbounded query" in first
     assert "A different plan, no finding this time." in second
     assert "Synthesis" not in second.split("### Timeline")[0] and "Unbounded query" not in second
 
     one = markdown_report.render(build_report(forked.session_id, forked.run_id))
-    assert "#### Synthesis of branch 1" in one and "### Branch 2 (newest, open)" in one
+    assert "#### Summary of branch 1" in one and "### Branch 2 (newest, open)" in one
 
 
 def test_the_graph_drawing_numbers_branches_as_the_read_model_does(forked):

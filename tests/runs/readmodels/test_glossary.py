@@ -18,11 +18,16 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
         "Turned",
         "Branch",
         "Left",
+        "Paused",
+        "Started",
         "Replaced",
         "Redone",
         "Round",
         "Part",
         "Checkpoint",
+        "Inputs",
+        "Artifact",
+        "Bundle",
         "Mode",
     ]
     anchors = [term.anchor for term in glossary.TERMS]
@@ -31,3 +36,5 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
     # Left behind and Replaced are states too: the two tables agree on what they are.
     by_anchor = {term.anchor: term.means for term in glossary.TERMS}
     assert by_anchor["left-behind"].startswith(states.meaning("left_behind", "nobody").split(".")[0])
+    # friction60a 12: Paused, started by hand, artifact and bundle had no line; Paused says the legend's words.
+    assert by_anchor["paused"] == states.meaning("paused", "yours")

@@ -98,7 +98,7 @@ def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     # branch read as undoing finished work (friction23a A2); the branches it stops, the confirmation names
     # (friction17b 18), that it cannot be undone, and that answered steps stay.
     # friction28b 14: on a run of several branches the label says it is the whole run, not the branch in view.
-    assert stops.button == "Cancel the whole run…"
+    assert stops.button == "Cancel run (all branches)…"
     assert stops.confirm.endswith("Steps already answered stay recorded.")
     assert stops.confirm.startswith("Are you sure? This cannot be undone: every branch of the run stops, with branch 2")
     assert ", with branch 2 in progress and branch 1 left behind, and an agent" in stops.confirm
@@ -110,7 +110,7 @@ def test_canceling_counts_only_the_branches_it_would_stop(service_catalog):
     assert detail.run.status != "complete"
     assert sorted(o.status for o in [detail.branch, *detail.other_branches] if o) == ["complete", "open"]
     stops = status_line.cancel_stops(detail)
-    assert len(stops.open_branches) == 1 and stops.button == "Cancel the whole run…"
+    assert len(stops.open_branches) == 1 and stops.button == "Cancel run (all branches)…"
     assert "branch 1" not in stops.confirm and "every branch of the run stops, and an agent" in stops.confirm
 
 
@@ -135,7 +135,7 @@ def test_a_branch_rewound_at_step_2_counts_its_shared_step_apart_and_the_counts_
 
 
 def test_cancel_names_each_kind_of_branch_it_stops_in_the_cards_words_in_its_confirmation_only():
-    assert status_line.CancelStops([3], [1, 2], branches=3).button == "Cancel the whole run…"
+    assert status_line.CancelStops([3], [1, 2], branches=3).button == "Cancel run (all branches)…"
     assert status_line.CancelStops([3], [1, 2], branches=3).confirm.startswith(
         "Are you sure? This cannot be undone: every branch of the run stops, with branch 3 in progress and "
         "branches 1 and 2 left behind, and "

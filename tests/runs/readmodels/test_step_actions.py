@@ -166,7 +166,8 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     )
     assert attention.resuming_left_behind([], "this step") == ("Resuming makes it go on from this step.",)
     assert attention.resuming_left_behind([2, 3], "its latest step") == (
-        "If you resume this branch, branches 2 and 3 keep going too: three agents at once. Paste the message into a new chat.",
+        "If you resume this branch, branches 2 and 3 keep going too: three agents at once. "
+        "Paste the message into a new chat.",
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     # Issue 32: it leads the page as in every other state (one order), quiet as the move is nobody's.
