@@ -443,7 +443,7 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
         sized_page.get_by_role("button", name="Import", exact=True).click()
     assert again.value.status == 400
     expect(form.locator("#import-error")).to_have_count(1)  # the refusal replaced, not stacked
-    expect(form.locator("#import-error")).to_contain_text("line 1, column 1")  # the file's, not "no file was sent"
+    expect(form.locator("#import-error")).to_contain_text("not a WorkRail bundle")  # the file's, not "no file was sent"
     keep_screenshot(sized_page, "import-refused")
     assert_fits(sized_page)
     gap = form.evaluate(
