@@ -654,7 +654,14 @@ def test_a_node_page(sized_page, console_log, site, forked):
     up = sized_page.locator(".crumb-up a")
     if phone:
         expect(sized_page.locator(".crumbs")).to_be_hidden()
-        expect(up).to_have_text(re.compile(r"^← .+ \(branch \d+\)$"))
+        # Named by the step's session, the ticket the agent is on, which the hidden crumbs named (friction60a 5);
+        # the run's name once, in the facts' "run …" line.
+        session = sized_page.locator(".crumbs a.crumb-mid").first.evaluate("a => a.textContent")
+        expect(up).to_have_text(re.compile(rf"^← {re.escape(session)} \(branch \d+\)$"))
+        run_name = sized_page.locator(".crumbs a.crumb-mid").nth(1).evaluate("a => a.textContent")
+        assert session != run_name
+        seen = sized_page.locator("main").inner_text()
+        assert seen.count(run_name) == 1, seen
         assert "?tip=" in (up.get_attribute("href") or "")
         # The link one piece on one line, where the step stands after it (the heading does not say it).
         link = up.bounding_box()
