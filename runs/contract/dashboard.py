@@ -222,6 +222,13 @@ class Whereabouts(Shape):
     # How many branches the run it names has (1 + its forks): what the sessions list counts beside that run's
     # name, not the session's total (friction27a 4: "run 2 of 2 · 4 branches" for a run of one). Off the wire.
     _branches: int = PrivateAttr(default=1)
+    # While the move is the agent's: what the person is to do all the same, "tell branch 1's agent to stop" (a
+    # branch started by hand replaced one whose agent may still work: attention.stop_words), "" else. Off the wire.
+    _also: str = PrivateAttr(default="")
+
+    @property
+    def also(self) -> str:
+        return self._also
 
     @property
     def came(self) -> Timed | None:

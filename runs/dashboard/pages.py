@@ -54,15 +54,16 @@ class CrumbUp(NamedTuple):
 
 
 def node_crumb_up(node: run_view.NodeDetail) -> CrumbUp:
-    """A step's parent: its branch where the run has several ("Focused Plan Routine (branch 1)"), else its run."""
+    """A step's parent: its branch where the run has several ("STALL-1 (branch 1)"), else its run. Named by the
+    step's session (friction60a 5: on a phone, with the desktop's crumbs hidden, nothing said which ticket the
+    agent was on), whose page the run's is; the run's name is the facts' "run …" line under the heading, once."""
     run_url = reverse("run", args=[node.run.run_id])
     here = node.place.words if node.place else (f"step {node.step_number}" if node.step_number else "")
+    up = node.session_name
     if node.run.branch_count > 1 and node.on_branch:
         branch = node.on_branch
-        return CrumbUp(
-            f"{run_url}?tip={branch.tip_node_id}", f"{node.run.workflow_name} (branch {branch.number})", here
-        )
-    return CrumbUp(run_url, node.run.workflow_name, here)
+        return CrumbUp(f"{run_url}?tip={branch.tip_node_id}", f"{up} (branch {branch.number})", here)
+    return CrumbUp(run_url, up, here)
 
 
 @require_safe

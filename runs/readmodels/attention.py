@@ -160,6 +160,9 @@ class Place:
     last_refused_at: datetime | None = None  # a blocked step's newest refusal: the agent's last try
     branch: int = 0  # its newest branch's number: the run page's panel for it is "{place}-{branch}"
     branches: int = 1  # how many branches it has (Run.branch_count)
+    # The branches a branch started by hand set aside, with their moments (outcomes.set_aside_moments): the
+    # clock applied, the replaced ones, whose agents the person is to tell to stop (Whereabouts.also).
+    set_aside: tuple[tuple[int, datetime], ...] = ()
 
     def shown(self, cutoff: datetime) -> Shown:
         """The place, its words and since when, with the clock applied."""
@@ -245,6 +248,11 @@ def places(
                 entry = blocked.as_entry(refusal)
                 words, since = blocked_words(entry), refusal.since
                 held_by, last_refused = entry.whose_move, entry.last_refused_at
+        if tree is not None:
+            refusals = {n: r.since for (pk, n), r in refused.items() if pk == run.pk}
+            set_aside = outcomes.set_aside_moments(tree, refusals)
+        else:
+            set_aside = ()
         found.append(
             Place(
                 run_id=run.public_id,
@@ -262,6 +270,7 @@ def places(
                 last_refused_at=last_refused,
                 branch=newest.number if newest is not None else 0,
                 branches=run.branch_count,
+                set_aside=set_aside,
             )
         )
     return found
@@ -345,6 +354,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
             where._then = _blocked_then(where._move, last_try)
     else:
         where._move = states.move(state)
+    if where._move != "yours":
+        # friction60a 7: "Agent's move · Working" over a branch row "Your move · Replaced": the run's line, and
+        # the sessions list's row, say the person's move too, from the rule that draws that row.
+        where._also = stop_words(outcomes.superseded_among(place.set_aside, cutoff))
     if name == "paused" and place.paused is not None:
         where._came = PAUSED_TIMED[place.paused.how]
         where._by_hand = place.paused.how == "by_hand"
@@ -471,6 +484,16 @@ def branch_line(outcome: BranchOutcomeEntry, step: StepPlace | None, last_step: 
 # A replaced (superseded) branch's line, after where it stands (its list prints how long ago it last moved): what
 # its neutral pill leaves to the person (states.MEANINGS says it in full; friction22a B9).
 SUPERSEDED_WORDS = "its agent may still be working: tell it in its chat to stop"
+
+
+def stop_words(replaced: list[int]) -> str:
+    """What the person is to do about the replaced branches `replaced`, after a line whose pill says the
+    agent's move: "tell branch 1's agent to stop", "tell the agents of branches 1 and 3 to stop"; "" for none."""
+    if not replaced:
+        return ""
+    if len(replaced) == 1:
+        return f"tell branch {replaced[0]}'s agent to stop"
+    return f"tell the agents of branches {listing.joined([str(n) for n in replaced])} to stop"
 
 
 @dataclass(frozen=True)

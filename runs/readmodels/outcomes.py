@@ -250,8 +250,30 @@ def _set_aside(tree: RunBranches, branch: Branch, at: datetime, cutoff: datetime
     stall rule's moment). None for any other branch. Read as stored (clock.NO_CUTOFF), no clock applies."""
     if not _left_behind(tree, branch):
         return None
-    recent = cutoff != NO_CUTOFF and at >= cutoff
-    return "superseded" if recent and _set_aside_by_hand(tree) else "left_behind"
+    return "superseded" if _recent(at, cutoff) and _set_aside_by_hand(tree) else "left_behind"
+
+
+def _recent(at: datetime, cutoff: datetime) -> bool:
+    """Something was recorded on a set-aside branch since the stall rule's moment: its agent may still work."""
+    return cutoff != NO_CUTOFF and at >= cutoff
+
+
+def set_aside_moments(tree: RunBranches, refused: dict[int, datetime]) -> tuple[tuple[int, datetime], ...]:
+    """The branches a branch started by hand set aside, each with the moment _set_aside judges it by (its
+    refusal's, by branch number in `refused`, else its tip's), for a reader that applies the clock later
+    (superseded_among): a session's cached whereabouts (attention.places). Empty unless the newest branch was
+    started by hand."""
+    if not _set_aside_by_hand(tree):
+        return ()
+    return tuple(
+        (b.number, refused.get(b.number, tree.nodes[b.tip].created_at)) for b in tree.branches if _left_behind(tree, b)
+    )
+
+
+def superseded_among(moments: Iterable[tuple[int, datetime]], cutoff: datetime) -> list[int]:
+    """The numbers of the branches among set_aside_moments whose state is "superseded" at `cutoff`: the rows
+    that say "Your move · Replaced … tell it in its chat to stop" (_set_aside's rule)."""
+    return [number for number, at in moments if _recent(at, cutoff)]
 
 
 def _why_left(tree: RunBranches) -> str:

@@ -48,7 +48,7 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     page.wait_for_load_state("networkidle")
     # The branch's findings, open from the start at every size: one is critical (friction18a 24, 26b 18).
     expect(page.locator("#findings-fold")).to_have_attribute("open", "")
-    if viewport == PHONE:  # the two most severe, the rest a tap away (friction26b 18)
+    if viewport == PHONE:  # the most severe, the rest a tap away (friction26b 18, 60b 9)
         page.locator("#more-findings > summary").click()
     findings = page.locator("section[aria-labelledby=findings-title] table.findings")
     expect(findings.get_by_role("button", name="Copy comment")).to_have_count(2)  # two of three have one

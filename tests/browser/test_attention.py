@@ -162,6 +162,14 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # 1); the Copied line names the chat, nothing more, in people's words: one sentence with its verb (friction27a 1).
     which = panel.locator(".which-chat")
     expect(which).to_contain_text("Paste it into the Claude Code chat that started this run (")
+    # friction60a 16: the "(" on the line of the words before it, never starting a line of its own on a phone.
+    assert which.evaluate(
+        """p => { const text = [...p.childNodes].find(n => n.nodeType === 3 && n.data.includes('this run'));
+            const at = text.data.indexOf('this run') + 'this run'.length, r = document.createRange();
+            r.setStart(text, at - 3); r.setEnd(text, at); const word = r.getBoundingClientRect();
+            r.setStart(text, at + 1); r.setEnd(text, at + 2); const paren = r.getBoundingClientRect();
+            return Math.abs(word.top - paren.top) < 2; }"""
+    )
     expect(which).to_contain_text(
         # The clock time, with its date when that was not today (a run 45 min old, read just after midnight).
         re.compile(

@@ -28,8 +28,15 @@ def built(live_server, service_catalog) -> Built:
 def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, site, built):
     page.goto(site + "/sessions/")
     screenshot(page, "sessions")
+    # The row's title opens the run its "Where it is" describes (friction60b 13): the row names the plan, run 2.
+    row = page.locator("tr.session-row", has=page.get_by_role("link", name=SESSION_KEY, exact=True))
+    expect(row.locator(".where-line")).to_contain_text("Focused Plan Routine (run 2 of 2): ")
     page.get_by_role("link", name=SESSION_KEY, exact=True).click()
     expect(page.locator("h1")).to_have_text(SESSION_KEY)
+    expect(page.locator("#run-title")).to_have_text("Focused Plan Routine")
+    # The page as the row's link opens it, named apart from the page once run 1 is picked in the sidebar (one
+    # "session" screenshot of that, read alone, looked as if the row's link had opened run 1).
+    screenshot(page, "session-as-opened")
 
     runs = page.locator("nav.runs-nav a.run-link")
     expect(runs).to_have_count(2)
@@ -45,7 +52,7 @@ def test_a_session_with_two_runs_switch_runs_and_open_a_node(page, console_log, 
     expect(page.locator("svg.run-graph a.checkpoint-mark")).to_have_count(1)
     lanes = {nodes.nth(i).get_attribute("data-lane") for i in range(12)}
     assert lanes == {"0", "1", "2"}
-    screenshot(page, "session")
+    screenshot(page, "session-run-1-picked")
 
     # A leaf of another branch shows that branch; then a node of it opens the node page with its notes.
     page.locator('svg.run-graph a.graph-node[href*="?tip="]').first.click()

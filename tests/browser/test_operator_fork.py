@@ -211,7 +211,19 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         expect(page.locator(".fork-note")).to_contain_text(REASON)
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
+        # friction60a 7: the agent works on branch 2, yet branch 1's row is "Your move · Replaced": the run's line
+        # says that move too, beside its "Agent's move" pill, from the rule that draws the row; so does the
+        # session's row in the list.
+        expect(page.locator("#run-status .badge")).to_have_text("Agent's move · Working")
+        replaced = page.locator("#other-branches li.replaced")
+        expect(replaced.locator(".badge")).to_have_text("Your move · Replaced")
+        expect(replaced).to_contain_text("Branch 1")
+        expect(page.locator("#run-status #run-also")).to_have_text("+ tell branch 1's agent to stop")
         screenshot(page, "operator-fork-run")
+        page.goto(f"{site}/sessions/")
+        row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-running"))
+        expect(row.locator(".where-also")).to_have_text("+ tell branch 1's agent to stop")
+        page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
         expect(page.locator("#branches-title")).to_have_text(

@@ -498,7 +498,7 @@ def test_findings_use_the_cards_width_on_a_phone(sized_page, console_log, site, 
     built = two_runs_one_forked_twice()
     visit(sized_page, f"{site}/runs/{built.review_run}/", "findings-width")
     # A critical finding: open from the start (friction18a 24), no click needed to read it, on a phone too: the
-    # two most severe there, the rest behind one line (friction26b 18).
+    # most severe there, the rest behind one line (friction26b 18, 60b 9).
     fold = sized_page.locator("#findings-fold")
     expect(fold).to_have_attribute("open", "")
     table = sized_page.locator("section[aria-labelledby=findings-title] table.findings")

@@ -251,16 +251,22 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
     expect(sized_page.locator("#files-title")).to_have_text("2 changed files on branch 1 1 high risk, 1 low risk")
     expect(sized_page.locator("#files-fold table")).not_to_be_visible()
     # A critical finding: the findings open from the start (friction18a 24, 18b 14); closed, the line names it.
-    # On a phone the two most severe show, the rest behind one line (friction26b 18: all folded to "Critical: …").
+    # On a phone the most severe shows, the rest behind one line (friction26b 18: all folded to "Critical: …";
+    # friction60b 9: two of them pushed the branches and the steps a screen further down).
     findings_fold = sized_page.locator("#findings-fold")
     rows = findings_fold.locator("table.findings tbody tr")
     more = findings_fold.locator("#more-findings")
     if (sized_page.viewport_size or {})["width"] < 600:
         expect(rows.nth(0)).to_be_visible()
-        expect(rows.nth(1)).to_be_visible()
+        expect(rows.nth(0).locator(".sev")).to_have_text("critical")
+        expect(rows.nth(1)).to_be_hidden()
         expect(rows.nth(2)).to_be_hidden()
-        expect(more).to_have_text("Show 1 more finding")
+        expect(more).to_have_text("Show 2 more findings")
+        # The fold's line right under the one finding shown: the branches come a finding sooner.
+        shown, line = rows.nth(0).bounding_box(), more.bounding_box()
+        assert shown and line and 0 <= line["y"] - (shown["y"] + shown["height"]) < 40, (shown, line)
         more.locator("summary").click()
+        expect(rows.nth(1)).to_be_visible()
         expect(rows.nth(2)).to_be_visible()
         expect(more).to_be_hidden()
     else:
@@ -654,7 +660,14 @@ def test_a_node_page(sized_page, console_log, site, forked):
     up = sized_page.locator(".crumb-up a")
     if phone:
         expect(sized_page.locator(".crumbs")).to_be_hidden()
-        expect(up).to_have_text(re.compile(r"^← .+ \(branch \d+\)$"))
+        # Named by the step's session, the ticket the agent is on, which the hidden crumbs named (friction60a 5);
+        # the run's name once, in the facts' "run …" line.
+        session = sized_page.locator(".crumbs a.crumb-mid").first.evaluate("a => a.textContent")
+        expect(up).to_have_text(re.compile(rf"^← {re.escape(session)} \(branch \d+\)$"))
+        run_name = sized_page.locator(".crumbs a.crumb-mid").nth(1).evaluate("a => a.textContent")
+        assert session != run_name
+        seen = sized_page.locator("main").inner_text()
+        assert seen.count(run_name) == 1, seen
         assert "?tip=" in (up.get_attribute("href") or "")
         # The link one piece on one line, where the step stands after it (the heading does not say it).
         link = up.bounding_box()

@@ -386,7 +386,8 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     # friction27a 1: one sentence with its verb, nothing after it that contradicts "It hears only its chat".
     # friction28a 9: the clock and how long ago together, the day only when not today; friction28b 1: whether a
     # new chat will do, in the same sentence, and nowhere else in the panel.
-    assert line.startswith('Paste it into the chat that started this run (<time datetime="')
+    # friction60a 16: the "(" held to "run" by a no-break space, so a phone never breaks the line between them.
+    assert line.startswith('Paste it into the chat that started this run&nbsp;(<time datetime="')
     assert 'data-when="clock">' in line and " UTC, 45 min ago</time>)" in line
     assert line.endswith("</time>); if that chat is closed, a new one works too.")
     panel = html.split('id="stalled-1"')[1].split("</section>")[0]
@@ -399,13 +400,13 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
     # The client in people's words, not its declared "claude-code"; its start once, by the clock and how long ago
     # (the head says when the run last moved: no "last call" beside it).
-    assert line.startswith("Paste it into the Claude Code chat that started this run (<time ")
+    assert line.startswith("Paste it into the Claude Code chat that started this run&nbsp;(<time ")
     assert "last call" not in line
     # the workspace not again: the head names the repository and branch
     assert line.endswith(" ago</time>); if that chat is closed, a new one works too.")
     assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
-    assert '<p class="muted small which-chat">Paste it into the Claude Code chat that started this run (' in step
+    assert '<p class="muted small which-chat">Paste it into the Claude Code chat that started this run&nbsp;(' in step
     assert 'data-paste-into="the Claude Code chat"' in step
     # A reply to a step waiting for the person goes to the waiting chat only: no new chat offered under it.
     # (The Copied line names the chat, nothing more: copy.js.)

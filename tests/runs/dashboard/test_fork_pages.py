@@ -260,12 +260,13 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     assert ">REL-7</a>" in crumbs and "ses_" not in re.sub(r"<[^>]+>", "", crumbs)
     # The crumb names the node by its step; its id only in the tooltip, not read as part of its name.
     assert f'<span title="node {child.public_id}" id="node-place">Prepare · step 1 of 5</span>' in crumbs
-    # A phone's one line of crumbs (friction28a 13): up to the step's branch, named with its run, then the place.
+    # A phone's one line of crumbs (friction28a 13): up to the step's branch, named with its session (friction60a
+    # 5: the ticket the agent is on; the run's name is the "run …" fact under the heading), then the place.
     up = between(page, '<p class="crumb-up">', "</p>")
     assert up == (
         f'<p class="crumb-up"><a href="/runs/{child.run.public_id}/?tip={child.public_id}">'
         '<span aria-hidden="true">← </span>'
-        'Release (branch 2)</a><span class="crumb-here"> · step 1 of 5</span>'
+        'REL-7 (branch 2)</a><span class="crumb-here"> · step 1 of 5</span>'
     ), up
     run_page = client.get(f"/runs/{child.run.public_id}/?tip={child.public_id}").content.decode()
     words = " ".join(re.sub(r"<[^>]+>", "", run_page).split())
@@ -359,7 +360,11 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     line = status_line(run_page())
-    assert line == "Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working", line
+    # The replaced branch 1's agent may still work: the line says the person's move too (friction60a 7).
+    assert line == (
+        "Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working"
+        " + tell branch 1's agent to stop"
+    ), line
     assert "Your move · Paused" not in after, after
     assert "Agent's move · Working" in status_line(run_page()), after
 

@@ -5,7 +5,7 @@ page, and the commits recorded at a run's start and end."""
 from __future__ import annotations
 
 import importlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.apps import apps
@@ -14,7 +14,9 @@ from django.utils import timezone
 from runs.execution import session_actions
 from runs.models import Event, EventKind, Observation, Run, Session
 from runs.readmodels import commits, overview, resources, run_view
-from runs.readmodels.attention import said_when
+from runs.readmodels.attention import said_when, stop_words
+from runs.readmodels.clock import NO_CUTOFF
+from runs.readmodels.outcomes import superseded_among
 from runs.store import actors
 from tests.support.attention_sessions import git, run_to_the_end
 from tests.support.branched_review import blocked_review, forked_review
@@ -406,3 +408,18 @@ def test_the_runs_that_wait_on_the_person_are_counted_as_their_pills_say():
     lines[1]._move = "agents"  # its agent retries
     assert yours_among(runs, lines) == 3
     assert yours_among(runs[2:3], []) == 0
+
+
+def test_the_stop_words_name_each_replaced_branch_once():
+    # friction60a 7: what an "Agent's move" line adds for the replaced branches whose agents may still work.
+    assert stop_words([]) == ""
+    assert stop_words([1]) == "tell branch 1's agent to stop"
+    assert stop_words([1, 3]) == "tell the agents of branches 1 and 3 to stop"
+
+
+def test_a_set_aside_branch_is_replaced_only_while_recent():
+    # The same rule as the branch's row (outcomes._set_aside): recorded since the stall rule's moment.
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    moments = [(1, now), (3, now - timedelta(hours=1))]
+    assert superseded_among(moments, now - timedelta(minutes=30)) == [1]
+    assert superseded_among(moments, NO_CUTOFF) == []
