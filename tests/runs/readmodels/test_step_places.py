@@ -1,7 +1,8 @@
 """Where a step sits in its workflow's outline (runs/readmodels/step_places.py): "step 2 of 3", and in a loop,
 one locator after the step's name on rows, headings, cards and the timeline, the step then its round in brackets
 ("step 2 of 3 (round 2 of 3)", "(slice 2 of 3)" when the loop declares its item, "(area 2 of 2: api)" with the item
-when the title does not name it: friction22a A1, 60a 4, 60b 2); in full, with the loop's name, in their tooltip (never the outline's "2.2 of 3", read as a
+when the title does not name it: friction22a A1, 60a 4, 60b 2); in full, with the loop's name, in their
+tooltip (never the outline's "2.2 of 3", read as a
 version number);
 never the count of steps taken, which runs past the outline's length as soon as a loop repeats. The run page's
 steps, its where-line, its panels, the graph and the node page all say it, the round in one format everywhere."""
