@@ -58,8 +58,8 @@ class StepPlace(Shape):
     taken."""
 
     # The docstring above is the API's description (pinned by tests/snapshots/surface/openapi.json). People read
-    # "step 3 of 7 · loop round 2 of 4, part 2 of 2" after the step's name (brief): never the outline's "3.2 of 7",
-    # read as a version number or a bug (friction24a 10, 24b 3).
+    # "step 3 of 7 (round 2 of 4)" after the step's name (brief): never the outline's "3.2 of 7", read as a version
+    # number or a bug (friction24a 10, 24b 3).
 
     position: int = Field(description="The outline entry it is (1 for the first; a loop's body steps are its loop's).")
     length: int = Field(description="The outline's length: its top-level entries, a loop counted once.")
@@ -72,14 +72,15 @@ class StepPlace(Shape):
 
     # The loop around it as the workflow declares it (step_places.py reads both from the compiled workflow and
     # the cursor's loop frame): its title, how many rounds it runs when that was fixed on entering it (a `for`
-    # loop's count, a `forEach` loop's items), and how many steps its body holds. For people's words only: kept
-    # off the wire.
+    # loop's count, a `forEach` loop's items). For people's words only: kept off the wire.
     _loop: str = PrivateAttr(default="")
     _rounds: int | None = PrivateAttr(default=None)
-    _parts: int | None = PrivateAttr(default=None)
     # What one round is in the workflow's own word, when a `forEach` loop declares its item (step_places.noun:
     # `itemVar` "currentSlice" names a round "slice"); "" says "round".
     _noun: str = PrivateAttr(default="")
+    # The item a `forEach` loop is on, when it is a short text its step's title does not already name
+    # (step_places.item): "api" in "area 2 of 2: api"; "" for none.
+    _item: str = PrivateAttr(default="")
 
     @property
     def number(self) -> str:
@@ -98,79 +99,63 @@ class StepPlace(Shape):
         another)."""
         return self._noun or "round"
 
-    @property
-    def round_words(self) -> str:
-        """The round in plain words: "round 2 of 3" ("slice 2 of 3" under the loop's own word, `unit`); "round 2"
-        when the loop's length is open; "" off a loop."""
+    def loop_words(self, *, total: bool = True, item: bool = True) -> str:
+        """Its place in its loop: "round 2 of 3", "area 2 of 2: api" (the item a `forEach` loop is on, when its
+        step's title does not say it); "round 5" when the loop's length is open; "" off a loop. No "part 2 of
+        2" (friction60a 4, 60b 2: "round" and "part" needed the glossary): the step's title says which step of
+        the round it is. `total`, `item`: False leaves the round's length or the item out (a graph card's short
+        form)."""
         if self.round is None:
             return ""
         said = f"{self.unit} {self.round}"
-        return f"{said} of {self._rounds}" if self._rounds else said
-
-    @property
-    def part_words(self) -> str:
-        """Which of the round's steps it is, when the loop's body holds several: "part 2 of 2"; "" for a loop of
-        one step or off a loop. Tells two steps of one round apart without an outline number ("2.2 of 3" read
-        as a fraction, friction24a 10)."""
-        if self.round is None or self.inner is None or not self._parts or self._parts < 2:
-            return ""
-        return f"part {self.inner} of {self._parts}"
-
-    def loop_words(self, *, total: bool = True) -> str:
-        """Its place in its loop, said as the loop's: "loop round 2 of 3, part 2 of 2", "loop area 1 of 2"; "" off
-        a loop. "loop" first, so that the round and its part read as the loop's without the glossary (friction59:
-        "round 2 of 3 · part 2 of 2" beside "branch 2" read as three more counters); the part after a comma, as
-        the round's. `total`: False leaves the round's length out ("loop round 2, part 2 of 2"), as for a loop
-        whose length is open: a graph card's short form."""
-        if self.round is None:
-            return ""
-        said = f"loop {self.unit} {self.round}"
         if total and self._rounds:
             said += f" of {self._rounds}"
-        return f"{said}, {self.part_words}" if self.part_words else said
+        return f"{said}: {self._item}" if item and self._item else said
 
     @property
     def brief(self) -> str:
         """The one locator, after the step's name on every view (list rows, headings, chips, branch lines, the run
-        card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, then in a
-        loop its place in the loop: "step 4 of 8 · loop area 1 of 2", "step 2 of 3 · loop round 2 of 3, part 2
-        of 2". One notation everywhere, "of" in each part (friction28a 3, 28b 6: "round 1/3 · part 1" on cards and
-        "(part 1 of 2)" in lists read as different things). The loop's name waits in `words`, its tooltip."""
-        return " · ".join(w for w in (self._step_words(), self.loop_words()) if w)
+        card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, then in
+        brackets its place in the loop: "step 4 of 8 (area 1 of 2)", "step 2 of 3 (round 2 of 3)". One format
+        everywhere, made here alone (friction60a 4, 60b 2: "loop round 2 of 3, part 2 of 2" on a row and "loop
+        round 1, part 1 of 2" on a card read as different things). The loop's name waits in `words`."""
+        return self._said(self._step_words(), self.loop_words())
+
+    @staticmethod
+    def _said(step: str, loop: str) -> str:
+        return f"{step} ({loop})" if loop else step
 
     def _step_words(self, *, total: bool = True) -> str:
         return f"step {self.position} of {self.length}" if total else f"step {self.position}"
 
     def short(self, limit: int = 0) -> str:
         """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits; else the
-        same words with totals left out, first the step's ("step 4 · loop round 2 of 3"), then the round's
-        ("step 4 · loop round 149"). In a loop whose body holds several steps, its place in the loop alone ("loop
-        round 1 of 3, part 2 of 2", then "loop round 1, part 2 of 2"), which tells that round's cards apart, where
-        the loop's entry alike on all of them did not (friction29a 4, 29b 1: "two different nodes, both step 2 of
-        3 · round 1 of 3"). When none fits, the step's place alone ("step 2 of 3"). Never another notation; the
-        tooltip says it whole."""
+        same words with the item, then the totals left out, the step's first: "step 2 (round 149 of 150)", then
+        "step 2 (round 149)". When none fits, the step's place alone ("step 2 of 3"). Never another notation, never
+        the round without its step (friction60a 4); the tooltip says it whole."""
         said = self.brief
         if not limit or len(said) <= limit or self.round is None:
             return said
-        if self.part_words:
-            shorter = [self.loop_words(), self.loop_words(total=False)]
-        else:
-            step = self._step_words(total=False)
-            shorter = [f"{step} · {self.loop_words()}", f"{step} · {self.loop_words(total=False)}"]
+        step = self._step_words(total=False)
+        shorter = [
+            self._said(step, self.loop_words()),
+            self._said(step, self.loop_words(item=False)),
+            self._said(step, self.loop_words(total=False, item=False)),
+        ]
         return next((w for w in shorter if len(w) <= limit), self._step_words())
 
     def rounds_words(self, last: int) -> str:
-        """A span of rounds of this place's loop, from its round to `last`, in the round's format: "loop rounds
-        5-149 of 150", "loop rounds 5-149" when the loop's length is open; "" off a loop."""
+        """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149 of
+        150", "rounds 5-149" when the loop's length is open; "" off a loop."""
         if self.round is None:
             return ""
-        span = f"loop {plural(self.unit)} {self.round}-{last}"
+        span = f"{plural(self.unit)} {self.round}-{last}"
         return f"{span} of {self._rounds}" if self._rounds else span
 
     @property
     def words(self) -> str:
-        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 · loop round 2
-        of 3, part 2 of 2 in “Verify each slice”" (tooltips, reports, the agent's message)."""
+        """In full, the locator (`brief`) then the loop named as its workflow names it: "step 2 of 3 (round 2 of 3)
+        in “Verify each slice”" (tooltips, reports, the agent's message)."""
         said = self.brief
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 

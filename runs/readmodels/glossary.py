@@ -69,13 +69,8 @@ TERMS: tuple[Term, ...] = (
     Term(
         "round",
         "Round",
-        "One pass through a loop of steps: \u201cloop round 2 of 3\u201d, or in the loop's own word"
-        " (\u201cloop area 1 of 2\u201d).",
-    ),
-    Term(
-        "part",
-        "Part",
-        "Which step of a loop's round, when the round holds several: \u201cloop round 2 of 3, part 2 of 2\u201d.",
+        "One pass through a loop of steps, said after the step: \u201cstep 2 of 3 (round 2 of 3)\u201d, or in the"
+        " loop's own word (\u201cstep 4 of 8 (area 1 of 2)\u201d).",
     ),
     Term(
         "checkpoint",

@@ -44,7 +44,7 @@ CARD_H = 56  # two lines of title and the step line
 TITLE_CHARS = 19  # what fits a card's width at 12px bold, in a wide font (DejaVu Sans)
 TITLE_LINES = 2
 SUB_CHARS = 24  # what fits a card's width on its step line, at 10px (DejaVu Sans) or 13px on a screen card
-# The locator alone on that line (StepPlace.short): "step 2 of 3 · round 2 of 3" fits whole, a longer one drops its
+# The locator alone on that line (StepPlace.short): "step 2 of 3 (round 2 of 3)" fits whole, a longer one drops its
 # trailing parts (tests/browser/test_graph.py measures it).
 LOCATOR_CHARS = 27
 # What made a card when it was not a step taken, on the line under its title.
@@ -105,9 +105,9 @@ def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -
 
 def step_words(node: GraphNode, *, counted: bool = False) -> str:
     """Where a node's pending step sits, in the short words of the run's step list and its headline
-    (StepPlace.brief: "step 2 of 3", "round 2 of 3" in a loop: friction19b 9, the card and the heading say the
-    same); a node whose state holds no outline place says its step as the step list then does ("step 5"); a
-    completed node waits at no step: "" (its title, "Complete", says it).
+    (StepPlace.brief: "step 2 of 3", "step 2 of 3 (round 2 of 3)" in a loop: friction19b 9, the card and the
+    heading say the same); a node whose state holds no outline place says its step as the step list then does
+    ("step 5"); a completed node waits at no step: "" (its title, "Complete", says it).
 
     `counted`: as the reports' step lists number steps, counted along the branch (branches.step_numbers,
     a checkpoint keeps its step's number): "step 5", "after step 9" for a completed node."""
@@ -121,7 +121,7 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
 
 def card_words(node: GraphNode, *, counted: bool = False) -> str:
     """A card's step line: the one locator of the lists and the run card, its trailing parts dropped where the card
-    is too narrow for it (StepPlace.short, LOCATOR_CHARS: "step 2 of 3 · round 2 of 3"); the tooltip says the place
+    is too narrow for it (StepPlace.short, LOCATOR_CHARS: "step 2 of 3 (round 2 of 3)"); the tooltip says the place
     whole (friction26b 4, 28a 3: the cards' "round 1/3 · part 1" beside the list's words read as two systems)."""
     if counted or node.place is None:
         return step_words(node, counted=counted)
@@ -130,7 +130,7 @@ def card_words(node: GraphNode, *, counted: bool = False) -> str:
 
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:
     """The outline places a collapsed stretch of a branch spans, from its `first` node to its `last`:
-    "step 2 of 3 · rounds 5-149 of 150" inside a loop (the loop's entry: the stretch holds each of its steps),
+    "step 2 of 3 (rounds 5-149 of 150)" inside a loop (the loop's entry: the stretch holds each of its steps),
     "steps 2-3 of 8" across the outline; `short` leaves out the step the cards on either side already name
     ("rounds 5-149 of 150"). Without places, the steps counted."""
     a, b = first.place, last.place
@@ -141,7 +141,7 @@ def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, cou
         if a.round is None or b.round is None or a.round == b.round:
             return a.words
         rounds = a.rounds_words(b.round)
-        return rounds if short else f"step {a.position} of {a.length} · {rounds}"
+        return rounds if short else f"step {a.position} of {a.length} ({rounds})"
     return f"steps {a.position}-{b.position} of {a.length}"
 
 
@@ -1011,14 +1011,14 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     if node.is_blocked and state is None:
         sub.append(_sub_part("refused", "blocked-word"))
     # The tooltip says the place whole, the loop named (StepPlace.words); a node the outline does not place
-    # says its loop's round in the same format ("loop round 3 in “Review each area”").
+    # says its loop's round in the same words ("round 3 in “Review each area”").
     where = (node.place.words if node.place is not None and not counted else step_words(node, counted=counted)) or (
         "the end of its branch"
     )
     sharers = style.shared.get(node.node_id)
     words = [full, sharers or branch_label(node.lane), where]
     if node.iteration is not None and (node.place is None or counted):
-        words.append(f"loop round {node.iteration} in “{node.loop_title or 'a loop'}”")
+        words.append(f"round {node.iteration} in “{node.loop_title or 'a loop'}”")
     if node.via == "checkpoint":
         words.append(f"made by a checkpoint during {where} (still at that step)")
     if node.via == "fork":

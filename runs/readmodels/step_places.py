@@ -1,18 +1,17 @@
 """Where each node's pending step sits in its workflow's outline, said one way after the step's name on every view
-(list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief, friction22a A1):
-"step 3 of 7", and inside a loop the loop's entry then its round, "step 3 of 7 · round 2 of 4" ("slice 2 of 4" when
-a `forEach` loop declares its item, `noun`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 ·
-round 2 of 4 · part 2 of 2 in “Verify each slice”"); a graph card says the same, its trailing parts dropped
-when it must be shorter (StepPlace.short: "step 2 of 3 · round 2 of 4", friction28a 3: a card's own "round 2/4
-· part 2" read as another thing than the list's). The round alone (friction19a
-8) hid the step's number: a loop's steps read "step 2", "step 3 skipped", "area 1 of 2", "step 5", step 4 missing.
+(list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief): "step 3 of 7",
+and inside a loop the loop's entry then, in brackets, its round: "step 3 of 7 (round 2 of 4)", "step 4 of 8 (area
+2 of 2)" when a `forEach` loop declares its item (`noun`), "(area 2 of 2: api)" when the step's title does not
+name the item it is on (`item`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 (round 2 of 4)
+in “Verify each slice”"); a graph card says the same, its totals dropped when it must be shorter (StepPlace.short).
+One format from one function (friction60a 4, 60b 2: "loop round 2 of 3, part 2 of 2" on a row, "loop round 1,
+part 1 of 2" on a card needed the glossary): no "part 2 of 2", the step's title says which step it is.
 
-One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round, then,
-when the loop's body holds several steps, its part of the round ("step 2 of 3 · round 2 of 3 · part 2 of 2":
-friction23a A5, 23b 4, two steps of one round both read "step 2"; never "2b", read as a typo, nor "step 2.2 of 3",
-read as a version number, friction24a 10). A round has one format wherever it is named: "round 126 of
-150", or "round 126" when the loop's length is open (a `while` or `until` loop). The workflow page's outline numbers
-a loop's steps as an outline does, "2.1", "2.2" under the loop's entry 2 (dashboard/_outline.html), never "of 3".
+One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round (never
+"2b", read as a typo, nor "step 2.2 of 3", read as a version number, friction24a 10). A round has one format
+wherever it is named: "round 126 of 150", or "round 126" when the loop's length is open (a `while` or `until`
+loop). The workflow page's outline numbers a loop's steps as an outline does, "2.1", "2.2" under the loop's entry 2
+(dashboard/_outline.html), never "of 3".
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
@@ -37,6 +36,7 @@ from runs.readmodels import outline_words
 from runs.store.pinned import compiled_workflow
 from workflows_app import engine
 from workflows_app.engine.model import CompiledWorkflow
+from workflows_app.engine.templating import placeholders
 from workflows_app.engine.tree import top_steps
 
 
@@ -49,13 +49,15 @@ def place(
     loops: tuple[str, ...] = (),
     nouns: tuple[str, ...] = (),
     frame: object = None,
+    items_titled: tuple[tuple[bool, ...], ...] = (),
 ) -> StepPlace | None:
     """The place of a pending step at top-level index `entry` (0-based, as the cursor holds it) of an
     outline whose entries' loops hold `outline[i]` steps (0: no loop), in round `round_` of its loop, at
     index `inner` of that loop's steps (1 for a loop of one step, as the outline numbers it); None at completion
     (the cursor stands one past the last entry) or for anything the cursor does not hold. `loops`: each entry's
     loop title ("" for a step); `nouns`: each entry's loop item word (noun: "" for none); `frame`: the cursor's
-    outermost loop frame, whose `count` or `items` say how many rounds the loop runs."""
+    outermost loop frame, whose `count` or `items` say how many rounds the loop runs; `items_titled`: per entry,
+    whether each step of its loop's body names the loop's item in its title (the place then leaves it out)."""
     top = _number(entry)
     if top is None or not 0 <= top < len(outline):
         return None
@@ -67,9 +69,28 @@ def place(
     found = StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
     found._loop = loops[top] if top < len(loops) else ""
     found._rounds = _rounds_of(frame)
-    found._parts = outline[top] if told is not None else None
     found._noun = nouns[top] if top < len(nouns) else ""
+    titled = items_titled[top] if top < len(items_titled) else ()
+    said = body is not None and 0 <= body < len(titled) and titled[body]
+    found._item = "" if said else item(frame, rounds)
     return found
+
+
+ITEM_CHARS = (
+    24  # an item said after its round ("area 2 of 2: api") at most this long: a phone's label keeps to two lines
+)
+
+
+def item(frame: object, round_: int) -> str:
+    """The item a `forEach` loop frame is on in round `round_`, as its place says it after the round: a short
+    one-line text ("api"); "" for a longer one, a list or an object (the step's page shows those whole)."""
+    items = frame.get("items") if isinstance(frame, dict) else None
+    if not isinstance(items, list) or not 0 < round_ <= len(items):
+        return ""
+    value = items[round_ - 1]
+    if not isinstance(value, str) or not value.strip() or len(value) > ITEM_CHARS or "\n" in value:
+        return ""
+    return value.strip()
 
 
 def _rounds_of(frame: object) -> int | None:
@@ -129,7 +150,16 @@ def _read(nodes: QuerySet[Node], outlines: dict[str, Outline]) -> dict[int, Step
     values = rows.values_list("pk", "entry", "inner", "round", "frame", "run__pinned_id")
     for pk, entry, inner, round_, frame, pinned in values:
         outline = outlines.get(pinned, Outline((), ()))
-        where = place(entry, round_, outline.sizes, inner, loops=outline.loops, nouns=outline.nouns, frame=frame)
+        where = place(
+            entry,
+            round_,
+            outline.sizes,
+            inner,
+            loops=outline.loops,
+            nouns=outline.nouns,
+            frame=frame,
+            items_titled=outline.items_titled,
+        )
         if where is not None:
             found[pk] = where
     return found
@@ -137,11 +167,13 @@ def _read(nodes: QuerySet[Node], outlines: dict[str, Outline]) -> dict[int, Step
 
 class Outline(NamedTuple):
     """A pinned workflow's outline as places read it: per top-level entry the size of its loop's body (0: no
-    loop), its loop's title ("" for a step) and the word for one of its rounds (noun: "" for "round")."""
+    loop), its loop's title ("" for a step), the word for one of its rounds (noun: "" for "round") and whether each
+    step of its loop's body names the loop's item in its title (`{{area}}` in "Review {{area}}")."""
 
     sizes: tuple[int, ...]
     loops: tuple[str, ...]
     nouns: tuple[str, ...] = ()
+    items_titled: tuple[tuple[bool, ...], ...] = ()
 
 
 def lengths(hashes: Iterable[str]) -> dict[str, Outline]:
@@ -156,7 +188,27 @@ def _outline(compiled: CompiledWorkflow) -> Outline:
         outline_words.title_words(str(step.get("title") or "")) if size else ""
         for step, size in zip(steps, sizes, strict=True)
     )
-    return Outline(sizes, titles, tuple(noun(step) if size else "" for step, size in zip(steps, sizes, strict=True)))
+    nouns = tuple(noun(step) if size else "" for step, size in zip(steps, sizes, strict=True))
+    return Outline(sizes, titles, nouns, tuple(_items_titled(step) for step in steps))
+
+
+def _items_titled(step: Mapping[str, Any]) -> tuple[bool, ...]:
+    """For each step of a `forEach` loop's body, whether its title's placeholders read the loop's item variable
+    (the compiled step's `itemVar`, read from its placeholders, never from the title's words); () off such a loop."""
+    loop = step.get("loop")
+    body = step.get("body")
+    if not isinstance(loop, Mapping) or not isinstance(body, list):
+        return ()
+    var = str(loop.get("itemVar") or "currentItem")
+    return tuple(
+        any(
+            name == var or name.startswith((f"{var}.", f"{var}["))
+            for name in placeholders(str(inner.get("title") or ""))
+        )
+        if isinstance(inner, Mapping)
+        else False
+        for inner in body
+    )
 
 
 def noun(step: Mapping[str, Any]) -> str:

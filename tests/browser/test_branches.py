@@ -27,14 +27,12 @@ def stuck(live_server, service_catalog) -> BlockedReview:
 
 
 # The one short line the run is said in (the session head, the run head and the sessions list agree).
-SUMMARY = "Review storage · step 4 of 8 · loop area 2 of 2"  # the step's name first, then the one locator
+SUMMARY = "Review storage · step 4 of 8 (area 2 of 2)"  # the step's name first, then the one locator
 # The run card's status line opens with the place, the step's name after it (status_line.of_run).
 # the name, the counters and the state, on one line (friction28b 5)
-STATUS = "Review storage · step 4 of 8 · loop area 2 of 2 · branch 2 · agent working for "
+STATUS = "Review storage · step 4 of 8 (area 2 of 2) · branch 2 · agent working for "
 STORY = "Branch 1 finished; branch 2 redoes part of it and is where the agent works now."
-FULL = (
-    "step 4 of 8 · loop area 2 of 2 in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
-)
+FULL = "step 4 of 8 (area 2 of 2) in “Review Each Focus Area”"  # the place whole: the line's tooltip (friction12 4)
 
 
 def test_a_forked_review_on_each_branch(page, console_log, live_server, review):

@@ -30,18 +30,18 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 
 
 # How many graph cards the steps list also shows, and those whose step line is not what the list's heading for the
-# same node says after the step's name (the one short locator, "loop round 2 of 3": friction19b 9).
+# same node says after the step's name (the one short locator, "step 2 of 3 (round 2 of 3)": friction19b 9).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
     const line = card.querySelector("text.cs");
-    const placed = step && line && /^(step|loop \\w+) \\d/.test(line.textContent);
+    const placed = step && line && /^step \\d/.test(line.textContent);
     return placed ? [[line.textContent, step.textContent.replace(/\\s+/g, " ")]] : [];
   });
-  // A card says the list's locator, or its parts, a length left out where it is too narrow ("loop round 2, part 1
-  // of 2" for "loop round 2 of 3, part 1 of 2"; friction28a 3: one notation).
-  const bare = (words) => words.replace(/ of \\d+(?=,| ·|$)/g, "");
-  const differs = ([card, list]) => !card.split(" · ").every((piece) => bare(list).includes(bare(piece)));
+  // A card says the list's locator, a length left out where it is too narrow ("step 2 (round 149 of 150)" for
+  // "step 2 of 3 (round 149 of 150)"; friction28a 3, 60a 4: one notation).
+  const bare = (words) => words.replace(/ of \\d+(?=\\)| \\(|$)/g, "");
+  const differs = ([card, list]) => !bare(list).includes(bare(card));
   return [pairs.length, pairs.filter(differs)];
 }"""
 
@@ -117,26 +117,22 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Each card says its step's place in the outline as the step list does (the loop's second round
     # included); the checkpoint is no card (it read as its step twice, ninth review item 5) but a mark beside
     # its step's card, a link to its own node's page (it can be resumed from).
-    # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named and
-    # the part of the round, is the heading's tooltip.
+    # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named, is
+    # the heading's tooltip.
     # One locator, the headline's and the heading's (friction22a A1), never "2b" (friction18a 12): round 2's
-    # "Verify slice 2" and its record each say the round and its own part: a card, narrower than the heading, says
-    # it in the same notation (friction28a 3), the loop's entry left out to fit, as it was alike on the round's
-    # cards (friction29a 4, 29b 1), and no card says the outline's "2.2", read as a version number (friction24a 10).
-    expect(graph.locator("text.cs", has_text=re.compile(r"^loop round 2, part [12] of 2$"))).to_have_count(4)
-    expect(graph.locator("text.cs", has_text=re.compile(r"^loop round 2, part 2 of 2$"))).not_to_have_count(0)
+    # "Verify slice 2" and its record each say the list's words whole, their titles telling them apart (friction60a
+    # 4: "loop round 2, part 1 of 2" on a card said no step at all), and no card says the outline's "2.2", read as
+    # a version number (friction24a 10).
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 of 3 \(round 2 of 3\)$"))).to_have_count(4)
+    expect(graph.locator("text.cs", has_text=re.compile(r"part|loop"))).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d\.\d"))).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(
-        ".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2$")
-    ).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 \(round 2 of 3\)$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(
-            r"^step 2 of 3 · loop round 2 of 3, part 1 of 2 in “Verify each slice” · step verify in the workflow"
-        ),
+        re.compile(r"^step 2 of 3 \(round 2 of 3\) in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -258,8 +254,8 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     # The straight stretch of branch 1 is one dashed line saying which rounds of the loop (the step the
     # cards on either side name) it stands for; the rest, the fork and both ends, are cards. Nothing scrolls
     # sideways: the drawing is as wide as its box at most.
-    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ loop rounds \d+-\d+ of 150$"))
-    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3 · loop rounds "))
+    expect(page.locator("svg.run-graph .gap-text").first).to_have_text(re.compile(r"^⋯ rounds \d+-\d+ of 150$"))
+    expect(page.locator("svg.run-graph .gap title").first).to_contain_text(re.compile(r"\(step 2 of 3 \(rounds "))
     drawn = page.locator("svg.run-graph a.graph-node").count()
     assert 10 < drawn < nodes / 4
     widths = page.locator(".graph-fit").evaluate(
@@ -338,7 +334,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
             [
-                "Redoes Review api · step 4 of 8 · loop area 1 of 2, from branch 1",
+                "Redoes Review api · step 4 of 8 (area 1 of 2), from branch 1",
                 "Redoes Record the Changed Files · step 2 of 8, from branch 1",
             ]
         )
@@ -346,12 +342,12 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # Branch 2's rows: the step it answered again after the rewind (its own, ninth review item 3), then its last;
         # never led by the step passed over on the way into it (friction22a B13: read as branch 2's own skip).
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-words")).to_have_text(
-            ["Step 4 of 8 · loop area 1 of 2", "Step 4 of 8 · loop area 2 of 2"]
+            ["Step 4 of 8 (area 1 of 2)", "Step 4 of 8 (area 2 of 2)"]
         )
         # Friction16b 6: a step passed over between two of a branch's steps stands where it would, a row of its own
         # with a dashed dot (branch 3: after the step it redoes).
         expect(listed.locator(".gl-branch").nth(2).locator(".gl-words")).to_have_text(
-            ["Step 2 of 8", "Step 3 skipped", "Step 4 of 8 · loop area 1 of 2"]
+            ["Step 2 of 8", "Step 3 skipped", "Step 4 of 8 (area 1 of 2)"]
         )
         skipped_row = listed.locator(".gl-branch").nth(2).locator(".gl-step.skipped")
         expect(skipped_row.locator(".gl-dot.dot-skipped")).to_have_count(1)
@@ -753,7 +749,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(.+ · step \d+ of \d+( · loop (round|area) \d+ of \d+)?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
+            r"(.+ · step \d+ of \d+( \((round|area) \d+ of \d+\))?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),

@@ -64,7 +64,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     own = second.split("### Timeline")[0]
     assert "The steps up to step 2 of 8 are the same as Branch 1's" in own
     assert (
-        "##### Step 4 of 8 · loop area 1 of 2 in “Review Each Focus Area” · Review api" in own
+        "##### Step 4 of 8 (area 1 of 2) in “Review Each Focus Area” · Review api" in own
     )  # placed in the outline, as the run page does
     assert "Branch 2: did review-area." in own
     # Branch 1's answer to the shared step shows only as the labelled note (issue 20's review, point 4), a
@@ -161,43 +161,34 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     # Where branch 2 grew from, as the run page's list of branches says it (fork_point): it answered round 2's
     # verify again.
     assert lines[1] == (
-        "└─ Branch 2: redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1, 1 step, "
-        'ends at "Record what the slice showed" (waiting at step 2 of 3 · loop round 2 of 3, part 2 of 2 in '
+        "└─ Branch 2: redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1, 1 step, "
+        'ends at "Record what the slice showed" (waiting at step 2 of 3 (round 2 of 3) in '
         "“Verify each slice”, newest)"
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
-        "Waiting at step 2 of 3 · loop round 2 of 3, part 2 of 2 in “Verify each slice”, “Record what the slice showed”"
-        in summary
+        "Waiting at step 2 of 3 (round 2 of 3) in “Verify each slice”, “Record what the slice showed”" in summary
     )  # as the run page
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
     # The checkpoint saved during round 1's record is a mark after that step's answer, as on the run page: no
     # heading of its own, so it never reads as another step.
-    record = "##### Step 2 of 3 · loop round 1 of 3, part 2 of 2 in “Verify each slice” · Record what the slice showed"
+    record = "##### Step 2 of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed"
     after = first.split(record)[1].split("#####")[0]
     assert "**Checkpoint** saved before the step was answered · recorded " in after and "Halfway." in after
     assert "Checkpoint during" not in first
-    assert (
-        "##### Step 2 of 3 · loop round 1 of 3, part 2 of 2 in “Verify each slice” · Record what the slice showed"
-        in (first)
-    )
-    assert "##### Step 2 of 3 · loop round 3 of 3, part 1 of 2 in “Verify each slice” · Verify slice 3" in first
+    assert "##### Step 2 of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed" in (first)
+    assert "##### Step 2 of 3 (round 3 of 3) in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1" in second
+    assert "- Redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1" in second
     # The step it answered again is its own first step, after the ones it shares with branch 1.
     own = second.split("this branch's own steps follow.")[1]
-    assert own.lstrip().startswith(
-        "##### Step 2 of 3 · loop round 2 of 3, part 1 of 2 in “Verify each slice” · Verify slice 2"
-    )
-    assert (
-        "Pending step 2 of 3 · loop round 2 of 3, part 2 of 2 in “Verify each slice”: Record what the slice showed"
-        in second
-    )
+    assert own.lstrip().startswith("##### Step 2 of 3 (round 2 of 3) in “Verify each slice” · Verify slice 2")
+    assert "Pending step 2 of 3 (round 2 of 3) in “Verify each slice”: Record what the slice showed" in second
     # The PDF's pages say the same: the checkpoint a mark inside its step's entry, the fork in the same words.
     html = html_report.render(build_report(looped.session_id))
     entries = html.split('<li class="step step-kind-')
     assert not any(entry.startswith("checkpoint") for entry in entries)
     [marked] = [entry for entry in entries if 'class="checkpoint-mark"' in entry]
     assert "Record what the slice showed" in marked.split("</h5>")[0] and "Halfway." in marked
-    assert "<li>redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1</li>" in html
+    assert "<li>redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1</li>" in html

@@ -110,7 +110,7 @@ def test_the_branch_graph_is_a_tree_of_branches(service_catalog):
     assert "newest" in graph[0]
     # Where each grew from, as the run page's list of branches says it: the step each redoes, then the branch
     # (fork_point).
-    assert graph[1].startswith("  ├─ Branch 2: redoes Review api · step 4 of 8 · loop area 1 of 2, from branch 1, ")
+    assert graph[1].startswith("  ├─ Branch 2: redoes Review api · step 4 of 8 (area 1 of 2), from branch 1, ")
     assert graph[2].startswith("  └─ Branch 3: redoes Record the Changed Files · step 2 of 8, from branch 1, ")
     assert not any(re.search(r"\bnode\b", line) for line in graph)  # places and branch numbers, never node ids
 

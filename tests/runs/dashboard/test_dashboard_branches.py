@@ -15,10 +15,10 @@ pytestmark = pytest.mark.django_db
 # placed in the outline (the review loop is its 4th entry; the agent is in its 2nd round).
 # What a finished branch beside the one the agent works on means, once (friction18b 11).
 WENT_BACK = "branch 2 redoes part of it and is where the agent works now"
-WHERE = "Review storage · step 4 of 8 · loop area 2 of 2"  # its name first, then the one locator (step_places.named)
+WHERE = "Review storage · step 4 of 8 (area 2 of 2)"  # its name first, then the one locator (step_places.named)
 # The same place as the run card's status line opens its sentence (status_line.of_run): the place first.
 # The step's name leads in bold (friction25a 8), its counters then the state on the same line (friction28b 5).
-STATUS = "<strong>Review storage</strong> · step 4 of 8 · loop area 2 of 2 · branch 2 · agent working <time"
+STATUS = "<strong>Review storage</strong> · step 4 of 8 (area 2 of 2) · branch 2 · agent working <time"
 
 
 # How long the agent has been at the step, after its words: one piece with its "·" (its own line on a phone).

@@ -603,7 +603,7 @@ def test_a_completed_run_shows_its_synthesis_and_cannot_be_canceled(client, buil
     # them, the state's: never "set aside" (friction6 item 9).
     others = between(html, 'class="branch-callouts', "</details>")
     assert others.count("state-left_behind") == 2 and "state-open" not in html
-    assert others.count(" of 2</a>") == 2 and "set aside" not in html, others  # each names its step's round
+    assert others.count(" of 2)</a>") == 2 and "set aside" not in html, others  # each names its step's round
     assert "Resume the agent…" not in html and "Want it back?" not in html and 'class="left-behind-line"' not in html
     tip = re.findall(r"\?tip=(\d+)", others)[0]
     left = page(client, f"/nodes/{tip}/")

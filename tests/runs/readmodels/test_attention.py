@@ -372,7 +372,7 @@ def test_each_branch_line_names_its_place_beside_its_badge_and_never_reaches_an_
     assert (detail.branch.state, detail.branch.line) == ("done", "Branch 1 · Request changes, 1 critical finding")
     assert (other.state, other.line) == (
         "running",
-        "Branch 2 · Review storage · step 4 of 8 · loop area 2 of 2",
+        "Branch 2 · Review storage · step 4 of 8 (area 2 of 2)",
     )
     for line in (detail.branch.line, other.line):
         assert not any(word in line for word in ("open at", "left at", "completed", "where the agent works"))

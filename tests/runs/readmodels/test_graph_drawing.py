@@ -68,8 +68,8 @@ def test_a_loop_iteration_is_marked_on_its_card_and_named_in_its_tooltip():
     run = drawn([(1, None), (2, 1), (3, 2)], **{"3": {"iteration": 2, "loop_title": "Verify each slice"}})
     svg = screen(run)
     assert '<tspan class="loop">↻ 2</tspan>' in card(svg, "3")
-    # Without an outline place, the tooltip says the round as the step list would: "loop round 2 in “…”".
-    assert "loop round 2 in “Verify each slice”" in card(svg, "3")
+    # Without an outline place, the tooltip says the round as the step list would: "round 2 in “…”".
+    assert "round 2 in “Verify each slice”" in card(svg, "3")
     assert "↻" not in card(svg, "2")
 
 
@@ -89,32 +89,27 @@ def test_a_card_says_its_steps_place_in_the_outline_in_the_step_lists_words():
             "5": place(3, 3),
         },
     )
-    for node in run.nodes:  # the loop's body holds two steps (step_places reads it from the workflow)
-        if node.place is not None and node.place.inner is not None:
-            node.place._parts = 2
     svg = screen(run)
     lines = [step_line(svg, node) for node in "12345"]
     # The one locator of the steps list's headings and the headline (friction19b 9, 22a A1), the card's title
-    # naming the step; a loop's card, narrower than a heading, says its round and part, which tell the round's
-    # cards apart (friction29a 4, 29b 1), in one notation (friction28a 3: never "round 1/3 · part 1"), never the
-    # outline's "2.1" (friction24a 10); the tooltip says it whole, with the loop's name.
+    # naming the step, which tells a round's cards apart; a loop's card says the list's words whole (friction60a 4:
+    # "loop round 1, part 1 of 2" on a card, no step at all), never the outline's "2.1" (friction24a 10); the
+    # tooltip says it whole, with the loop's name.
     assert lines == [
         "step 1 of 3",
-        "loop round 1, part 1 of 2",
-        "loop round 1, part 2 of 2",
-        "loop round 1, part 2 of 2",
+        "step 2 of 3 (round 1)",
+        "step 2 of 3 (round 1)",
+        "step 2 of 3 (round 1)",
         "step 3 of 3",
     ]
-    assert all(
-        line == node.place.brief for line, node in zip(lines, run.nodes, strict=True) if node.place.round is None
-    )
-    assert "step 2 of 3 · loop round 1, part 2 of 2" in svg
+    assert all(line == node.place.brief for line, node in zip(lines, run.nodes, strict=True))
+    assert "step 2 of 3 (round 1)" in svg
     assert "↻" not in svg  # the round is in the words: no second mark for it, and none in the legend
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown="5")}
     # The checkpoint's card names what made it under a one-line title, its place whole on the step line.
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "4")) == ["checkpoint"]
     assert len(re.findall(r'<text class="ct"', card(svg, "4"))) == 1
-    assert "made by a checkpoint during step 2 of 3 · loop round 1, part 2 of 2" in card(svg, "4")
+    assert "made by a checkpoint during step 2 of 3 (round 1)" in card(svg, "4")
     assert all(len(line) <= graph_drawing.LOCATOR_CHARS for line in lines)
 
 
@@ -122,10 +117,10 @@ def test_a_long_stretch_in_a_loop_is_said_in_rounds_of_its_step():
     nodes = [(1, None)] + [(n, n - 1) for n in range(2, 301)]
     rounds = {str(n): place(2, 3, n - 1) for n in range(2, 300)}
     svg = screen(drawn(nodes, **{"1": place(1, 3), **rounds, "300": place(3, 3)}))
-    # The chip between "step 2 of 3 · loop round 4" and "step 2 of 3 · loop round 295": the rounds it leaves out; its
+    # The chip between "step 2 of 3 (round 4)" and "step 2 of 3 (round 295)": the rounds it leaves out; its
     # tooltip says the step too.
-    assert "⋯ loop rounds 5-294" in svg
-    assert "not drawn (step 2 of 3 · loop rounds 5-294)" in svg
+    assert "⋯ rounds 5-294" in svg
+    assert "not drawn (step 2 of 3 (rounds 5-294))" in svg
 
 
 def test_checkpoint_and_complete_cards_are_told_apart():
@@ -459,7 +454,7 @@ def test_the_paper_drawing_places_steps_as_the_reports_and_the_dashboard_do():
     paper = graph_drawing.for_paper(run, shown=None, title="Branch graph")
     assert paper is not None
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', paper)]
-    assert lines == ["step 1 of 3", "step 2 of 3 · loop round 1", "step 2 of 3 · loop round 2"]
+    assert lines == ["step 1 of 3", "step 2 of 3 (round 1)", "step 2 of 3 (round 2)"]
     assert "loop" not in {entry.key for entry in graph_drawing.legend(run, shown=None)}  # the words say it
 
 
@@ -644,25 +639,23 @@ def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around
 def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards_width():
     # Friction22a A1: a loop's card said its round alone ("area 1 of 2"), so the cards read step 2, step 3
     # skipped, area 1 of 2, step 5: step 4 missing. Friction26b 4: the cards' own format read as another counting
-    # system. A loop's card says the list's locator in its short form (StepPlace.short), the round alone only
+    # system. A loop's card says the list's locator in its short form (StepPlace.short), the step's place alone
     # when nothing else fits.
     fits = GraphNode.model_construct(place=StepPlace(position=4, length=8), step_number=4, is_complete=False)
     assert graph_drawing.card_words(fits) == "step 4 of 8"
     looped = step_places.place(3, 1, (0, 0, 0, 1, 0, 0, 0, 0), 0, nouns=("", "", "", "area"), frame={"count": 2})
     short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
-    assert looped is not None and looped.brief == "step 4 of 8 · loop area 1 of 2"
-    # Too long for the card whole (friction59: "loop" first): the step's length goes, its number stays.
-    assert graph_drawing.card_words(short) == "step 4 · loop area 1 of 2"
-    # Too long for the card: the round and part, which tell the round's two cards apart (friction29a 4, 29b 1:
-    # both read "step 2 of 3 · round 1 of 3"); longer still, its trailing parts drop (friction28a 3, 28b 6: never
-    # another notation, "round 1/3 · part 1"); the tooltip says it whole.
+    assert looped is not None and looped.brief == "step 4 of 8 (area 1 of 2)"
+    assert graph_drawing.card_words(short) == looped.brief  # it fits whole: the list's words
+    # Too long for the card: the step's length goes, its number stays (friction60a 4: "loop round 1, part 1 of 2"
+    # on a card said no step at all); never another notation (friction28a 3, 28b 6); the tooltip says it whole.
     parts = [step_places.place(1, 1, (0, 2, 0), i, frame={"count": 3}) for i in (0, 1)]
     said = [
         graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
     ]
-    assert said == ["loop round 1, part 1 of 2", "loop round 1, part 2 of 2"]  # the round's length in the tooltip
+    assert said == ["step 2 of 3 (round 1 of 3)"] * 2  # the cards' titles tell the round's steps apart
     long = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
     card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
-    assert long is not None and long.brief == "step 2 of 3 · loop round 149 of 150, part 2 of 2"
-    assert graph_drawing.card_words(card) == "loop round 149, part 2 of 2"
+    assert long is not None and long.brief == "step 2 of 3 (round 149 of 150)"
+    assert graph_drawing.card_words(card) == "step 2 (round 149 of 150)"
     assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in [*said, graph_drawing.card_words(card)])

@@ -33,7 +33,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # from (friction19a 8); the step answered again (Verify slice 2) is the new branch's own.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked == "redoes Verify slice 2 · step 2 of 3 · loop round 2 of 3, part 1 of 2, from branch 1"
+    assert newest.forked == "redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
     # The phone's list gives the branch shown first, and folds a settled branch it does not show (friction25b 11).
     assert laid_out.listed == [newest, first]
     assert first.folded and not newest.folded
@@ -105,15 +105,15 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [s.forked for s in sections] == [
         "",
         # Ninth review item 3: the step it answered again is its own; a loop's round in its item word.
-        "redoes Review api · step 4 of 8 · loop area 1 of 2, from branch 1",
+        "redoes Review api · step 4 of 8 (area 1 of 2), from branch 1",
         "redoes Record the Changed Files · step 2 of 8, from branch 1",
     ]
     assert sections[1].href.startswith("/r/?tip=")
     # A branch's list starts at its own first step, never at a step passed over on the way into it (friction22a
     # B13: branch 2's "step 3 skipped" read as branch 2's own); between its steps a skipped one stays (branch 3).
     assert [row.words for row in sections[1].rows] == [
-        "step 4 of 8 · loop area 1 of 2",
-        "step 4 of 8 · loop area 2 of 2",
+        "step 4 of 8 (area 1 of 2)",
+        "step 4 of 8 (area 2 of 2)",
     ]
     # A branch left behind is offered back by its own panel, once it is shown, not by a link in the list
     # (friction26a 7: a second agent by one click): its heading opens it.
@@ -130,8 +130,8 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
         "step 1 of 8",
         "step 2 of 8",
         "step 3 skipped",
-        "step 4 of 8 · loop area 1 of 2",
-        "step 4 of 8 · loop area 2 of 2",
+        "step 4 of 8 (area 1 of 2)",
+        "step 4 of 8 (area 2 of 2)",
         "step 5 of 8",
         "step 6 of 8",
         "step 7 of 8",
@@ -161,7 +161,7 @@ def test_the_phone_list_has_a_section_per_branch_saying_where_it_forked_and_a_ro
     assert [(row.words, row.title, row.notes, row.href.startswith("/r/?tip=")) for row in sections[2].rows] == [
         ("step 2 of 8", "Record the Changed Files", "↺ redone", False),
         ("step 3 skipped", "Trace the Impact Beyond the Diff", "", False),
-        ("step 4 of 8 · loop area 1 of 2", "Review api", "", True),
+        ("step 4 of 8 (area 1 of 2)", "Review api", "", True),
     ]
     rewound_to = sections[2].rows[0].href.split("/")[2]
     assert [step.node_id for step in detail.steps if step.title == "Record the Changed Files"] == [rewound_to]
