@@ -100,7 +100,9 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
     assert "On branch 1 (redo on branch 2)" in fork  # branch 2 has its own copy of the step
-    assert "Other branches of this run" not in fork  # branch 2 grew from this very node
+    # Branch 2 grew from its own redo of this step: not among the branches that went on from here, but the
+    # run's other branches (friction60a 2).
+    assert "Where branch 1 went on from this step" in fork and "Other branches of this run" in fork
     assert "On branch 1<" not in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
