@@ -779,10 +779,16 @@ class BranchOutcomeEntry(Shape):
     )
     # Its step's place in full where `line` says it short (step_places.full_words): the line's tooltip. Off the wire.
     _place_words: str = PrivateAttr(default="")
+    # Its pending step as the dashboard names it ("Prepare · step 1 of 5", step_places.named); "" when finished.
+    _step_named: str = PrivateAttr(default="")
 
     @property
     def place_words(self) -> str:
         return self._place_words
+
+    @property
+    def step_named(self) -> str:
+        return self._step_named
 
 
 class OtherAnswer(Shape):

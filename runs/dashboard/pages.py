@@ -74,7 +74,9 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
 
 def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
     # Each next step named by the branches that went on along it, as the graph names them (run_view).
-    node, next_steps = run_view.node_page(node_id)
+    node, named = run_view.node_page(node_id)
+    # A branch started by hand here redoes this step: said apart from the steps after it (friction60a 2).
+    next_steps, redos = run_view.redos_apart(named)
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
@@ -98,8 +100,10 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "chat": agent_message.chat(node.run, session.workspace_path, session.git_branch),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "next_steps": next_steps,
-        "next_words": run_view.next_in_words(node.branches, [step.along for step in next_steps]),
-        "recorded_here": run_view.recorded_with_branches(node, next_steps),
+        "next_words": run_view.next_in_words([s.entry for s in next_steps], [s.along for s in next_steps]),
+        "redos": redos,
+        "redo_title": run_view.redo_words([n for redo in redos for n in redo.numbers]) if redos else "",
+        "recorded_here": run_view.recorded_with_branches(node, named),
         # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
         "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},

@@ -42,7 +42,7 @@ from runs.readmodels import (
     status_line,
     timeline_marks,
 )
-from runs.readmodels.checkpoints import latest_first_fold, not_among, of_shown_run, on_their_steps
+from runs.readmodels.checkpoints import latest_first_fold, none_listed_words, not_among, of_shown_run, on_their_steps
 from runs.readmodels.preferences import in_effect
 
 # The list filters by state (runs/readmodels/states.py); the stored statuses' older names still work.
@@ -310,6 +310,7 @@ def _session_page(
     steps = run.steps if run else []
     show_all = request.GET.get("steps") == "all"
     shown = steps if show_all else steps[-STEPS_SHOWN:]
+    listed = latest_first_fold(on_their_steps(shown))
     return render(
         request,
         "dashboard/session.html",
@@ -336,8 +337,13 @@ def _session_page(
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
             # the same, each checkpoint a mark on its step's answer; the newest few shown, the rest in one fold
-            "listed": latest_first_fold(on_their_steps(shown)),
+            "listed": listed,
             "steps_hidden": len(steps) - len(shown),
+            # The list's line while the branch has no answer: the step it waits at, not "no step".
+            "none_listed": none_listed_words(run.branch if run else None),
+            # The one fold's count: every entry before the latest, loaded or not (friction60a 9: a "253 earlier
+            # steps not shown" banner above an "Earlier steps (47)" fold folded the same steps twice).
+            "earlier_count": len(on_their_steps(steps)) - len(listed.latest),
             # The steps passed over on the way into each node (by id): said where they would stand in the list
             # (after the step whose answer made the node; before the first, for the run's start).
             "skipped": skipped_steps.into_nodes(

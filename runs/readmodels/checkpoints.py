@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runs.contract.dashboard import CheckpointEntry, StepEntry
+from runs.contract.dashboard import BranchOutcomeEntry, CheckpointEntry, StepEntry
 
 
 def not_among(checkpoints: list[CheckpointEntry], steps: list[StepEntry]) -> list[CheckpointEntry]:
@@ -78,3 +78,13 @@ def latest_first_fold(listed: list[ListedStep], keep: int = LATEST_SHOWN) -> Ste
     if len(listed) - keep < 2:
         return StepsList([], list(listed))
     return StepsList(listed[:-keep], listed[-keep:])
+
+
+def none_listed_words(branch: BranchOutcomeEntry | None) -> str:
+    """The steps list's line while its branch has no answer yet: the step it waits at, as the page's head names
+    it (friction60b 5: "No step recorded on this branch yet" under a graph drawing branch 2 paused at Prepare)."""
+    if branch is None or not branch.step_named:
+        return "No step recorded on this branch yet."
+    if branch.awaiting_agent:
+        return f"{branch.step_named} waits for an agent."
+    return f"{branch.step_named}: not answered yet."

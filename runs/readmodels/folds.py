@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runs.contract.dashboard import AttentionPanel, BlockedStep, RunDetail
-from runs.readmodels import graph_story
 
 
 @dataclass(frozen=True)
@@ -57,35 +56,3 @@ def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> FoldName:
     if detail.tables.handoffs:
         developers.append("the hand-off's kinds")
     return named(people, developers)
-
-
-def _counted(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def nodes_words(detail: RunDetail) -> str:
-    """What the run fold's "Nodes" count is made of, in the words the graph and the timeline count in, so that
-    the three reconcile (friction: "Nodes 11" beside a graph of 12 step cards and a timeline's "12 steps
-    reached"): a node is a step reached or a checkpoint (or the run's end); a step redone after branching is
-    drawn and counted as a step of its branch but is answered at the node that first reached it, so it adds no
-    node. "10 steps, 1 checkpoint; the 2 steps redone after branching are answered at their first node"."""
-    nodes = detail.graph.nodes
-    if len(nodes) != detail.run.node_count:  # a graph that does not hold every node: no parts to add up
-        return "every step and checkpoint, on all branches"
-    checkpoints = sum(node.via == "checkpoint" for node in nodes)
-    ends = sum(node.is_complete and node.via != "checkpoint" for node in nodes)
-    parts = [_counted(len(nodes) - checkpoints - ends, "step")]
-    if checkpoints:
-        parts.append(_counted(checkpoints, "checkpoint"))
-    if ends:
-        parts.append("the end" if ends == 1 else f"{ends} ends")
-    redone = len(graph_story.told(detail.graph).again)
-    if len(parts) == 1 and not redone:  # only steps: "2 (2 steps)" would say the number twice
-        return "each a step reached, on all branches"
-    said = ", ".join(parts)
-    if redone:
-        which = (
-            "the step redone after branching is" if redone == 1 else f"the {redone} steps redone after branching are"
-        )
-        said += f"; {which} answered at {'its' if redone == 1 else 'their'} first node"
-    return said

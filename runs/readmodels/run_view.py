@@ -260,6 +260,8 @@ def with_lines(
         where = place(o)
         said = o.model_copy(update={"line": attention.branch_line(o, where, last_step(o))})
         said._place_words = step_places.full_words(where)
+        if o.status != "complete":
+            said._step_named = step_places.named(o.step_title or o.step_id or "", where)
         return said
 
     run_pinned = tree.run.pinned_id
@@ -538,6 +540,7 @@ def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
         next((o for o in told if o.number == tree.branch_of(node.pk).number), None) if node.pk in tree.nodes else None
     )
     through = branches_through(tree, node.pk)
+    on = _on(tree, node.pk, through)
     refused = mine.blocked if mine is not None else None
     children = list(Node.objects.filter(parent=node).order_by("created_at", "pk"))
     parent = Node.objects.filter(pk=node.parent_id).first() if node.parent_id else None
@@ -579,9 +582,12 @@ def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
         context=node.engine_state.get("context") or {},
         operator_fork=fork,
         on_branch=mine,
-        on_branches=[o for o in told if o.number in through],
+        # Only the branches the graph draws through this step's card: one that redid the step has its own card
+        # (friction60a 2: "Where branches 1, 2 and 3 went on from this step" named branch 3, which came from the
+        # step before); it stands with the run's other branches.
+        on_branches=[o for o in told if o.number in on],
         on_branches_words=_on_branches_words(tree, node.pk, through),
-        other_branches=[o for o in told if o is not mine and o.number not in through],
+        other_branches=[o for o in told if o is not mine and o.number not in on],
         # The refusal is this node's when its step is the refused one: the node itself, or the branch's tip
         # (a checkpoint below the refused node keeps the same pending step).
         blocked=refused
@@ -617,6 +623,21 @@ def _redone_from(tree: branches.RunBranches, pk: int) -> set[int]:
     }
 
 
+def _on(tree: branches.RunBranches, pk: int, through: list[int]) -> list[int]:
+    """The branches through node `pk` (`through`) whose path keeps its card: not those that grew from a redo of
+    its step, which the graph draws as that branch's own card (_redone_from)."""
+    redone = _redone_from(tree, pk)
+    return [b.number for b in tree.branches if b.number in through and not redone & set(tree.path(b.tip))]
+
+
+def redo_words(numbers: list[int] | tuple[int, ...]) -> str:
+    """ "Redo on branch 3", "Redos on branches 2 and 3": a branch that answers a step again, by the agent after
+    a rewind or started by hand, in one pattern wherever a step's page says it."""
+    if len(numbers) == 1:
+        return f"Redo on branch {numbers[0]}"
+    return f"Redos on branches {_and(list(numbers))}"
+
+
 def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) -> str:
     """ "On branch 1"; "On branches 1 and 2 (branch 2 branched here)"; "On branch 1 (branch 2 redid this step)";
     "On branches 1, 2 and 3 (shared by branches 1, 2 and 3)": a node before a fork is on every branch that grew
@@ -625,15 +646,22 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
     redone the step, not as one the step is on."""
     redone = _redone_from(tree, pk)
     redid = [b.number for b in tree.branches if b.forked_from == pk and b.nodes and b.nodes[0] in redone]
-    on = [b.number for b in tree.branches if b.number in through and not redone & set(tree.path(b.tip))]
+    on = _on(tree, pk, through)
     if not on:
         return ""
-    here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid]
+    # A branch started by hand from this step redoes it too: the page says so once, apart from the next steps
+    # ("Redo on branch 2", redos_apart), not here as well.
+    by_hand = [
+        b.number for b in tree.branches if b.forked_from == pk and b.nodes[:1] and b.nodes[0] in tree.started_by_hand
+    ]
+    here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid + by_hand]
     listed = _and(on)
     whys = [f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here"] if here else []
     if redid:
-        whys.append(f"branch{'es' if len(redid) > 1 else ''} {_and(redid)} redid this step")
-    if not whys and len(on) > 1:
+        # One pattern for every redo of a step, by the agent or by hand (friction60a 2: "branch 2 branched here"
+        # on one page, "branch 3 redid this step" on another).
+        whys.append(redo_words(redid).lower())
+    if not whys and len(on) > 1 and not by_hand:  # the redo card names the hand-started one: nothing to add
         whys.append(f"shared by branches {listed}")
     head = f"On branches {listed}" if len(on) > 1 else f"On branch {listed}"
     return f"{head} ({'; '.join(whys)})" if whys else head
@@ -681,6 +709,13 @@ def _next_steps_named(tree: branches.RunBranches, entries: list[BranchEntry]) ->
         # Where the tree does not place it, the entry's own branch; none where that is not known either.
         named.append(NextStep(entry, tuple(numbers) or ((entry.branch,) if entry.branch else ())))
     return named
+
+
+def redos_apart(named: list[NextStep]) -> tuple[list[NextStep], list[NextStep]]:
+    """A step's next steps, and apart the branches started by hand from it: such a branch redoes this step
+    ("Branch from here"), it is not a step after it (friction60a 2: REL-7's "Branch 2 · Prepare · step 1 of 5,
+    started by hand" listed under Prepare's "Next steps")."""
+    return [s for s in named if s.entry.via != "fork"], [s for s in named if s.entry.via == "fork"]
 
 
 def _and(numbers: list[int]) -> str:

@@ -358,7 +358,8 @@ class StepCounts:
         steps = self.reached
         runs = f" in {self.runs} runs" if self.runs > 1 else ""
         if self.unanswered == 0:
-            said = f"{nodes_words(steps)} answered{runs}" if steps else nodes_words(0)
+            # "0 steps answered" too: a bare "0 steps" beside a branch's pending step read as no step at all.
+            said = f"{nodes_words(steps)} answered{runs}"
         else:
             said = f"{nodes_words(steps)} reached{runs} ({self.answered} answered)"
         if self.checkpoints:

@@ -807,12 +807,6 @@ def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> folds.FoldName:
 
 
 @register.filter
-def nodes_words(detail: RunDetail) -> str:
-    """What the run fold's node count is made of (readmodels/folds.py): "10 steps, 1 checkpoint; ..."."""
-    return folds.nodes_words(detail)
-
-
-@register.filter
 def blocked_fold(b: BlockedStep) -> folds.FoldName:
     """A blocked panel's own fold's name, on its step's page (readmodels/folds.py)."""
     return folds.blocked_fold(b)

@@ -101,8 +101,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The node the fork grew from is on branch 1: branch 2 answered its step again, its own copy of it (r59).
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branch 1 (branch 2 redid this step)")
-    expect(page.locator("#node-branch .branch-callouts")).to_have_count(0)
+    expect(page.locator("#node-branch-title")).to_have_text("On branch 1 (redo on branch 2)")
+    # Only branch 1 went on from this step's card; branch 2, from its own redo, stands with the run's other
+    # branches (friction60a 2: it was listed as having gone on from here).
+    expect(page.locator("#node-went-on")).to_have_text("Where branch 1 went on from this step, and how it stands now:")
+    expect(page.locator("#node-branch .branch-callouts")).to_contain_text("Branch 2 · ")
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()

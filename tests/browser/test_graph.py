@@ -281,6 +281,20 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     shown = page.locator('svg.run-graph a.graph-node[aria-current="true"]')
     expect(shown.locator("text.ct")).to_have_text("Complete")
     expect(shown.locator("text.tag-text.state")).to_have_text("Done")
+    # One fold for the earlier steps, loaded or not, and its link counts as the card's head does (friction60a 9:
+    # a "253 earlier steps not shown. Show all 303" banner over "Earlier steps (47)", under "302 steps answered").
+    steps = page.locator("section[aria-labelledby=steps-title]")
+    head = steps.locator(".card-head > .muted").inner_text().split(" · ")[0]
+    expect(steps.locator(":scope > .notice")).to_have_count(0)
+    expect(steps.locator("details.earlier-steps")).to_have_count(1)
+    answered = int(head.split(" ")[0])
+    expect(steps.locator("#earlier-steps > summary")).to_have_text(f"Earlier steps ({answered - 3})")
+    steps.locator("#earlier-steps > summary").click()
+    expect(steps.locator("#steps-not-loaded a")).to_have_text(f"Show all {head}")
+    steps.locator("#steps-not-loaded a").click()
+    expect(steps.locator("#earlier-steps li.step")).to_have_count(answered - 3)
+    expect(steps.locator("#steps-not-loaded")).to_have_count(0)
+    page.goto(site + str(leaf))
     shown.scroll_into_view_if_needed()
     expect(shown).to_be_in_viewport()
     screenshot(page, "graph-300-first-branch", full_page=False)
@@ -716,7 +730,13 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
         expect(card.locator("text.tag-text.lane.shared")).to_have_text("Branches 1-2")
     sized_page.goto(f"{site}/nodes/{record.public_id}/")
     expect(sized_page.locator("h1")).to_have_text("Record the Changed Files")
-    expect(sized_page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (branch 3 redid this step)")
+    expect(sized_page.locator("#node-branch-title")).to_have_text("On branches 1 and 2 (redo on branch 3)")
+    # Only the branches that pass through this step's card went on from it: branch 3 came from its own redo
+    # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"); it stands with the other branches.
+    expect(sized_page.locator("#node-went-on")).to_have_text(
+        "Where branches 1 and 2 went on from this step, and how they stand now:"
+    )
+    expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(2)
     # Its answers, and its next steps, each named by the branches that went on along it, as the graph names them.
     answers = sized_page.locator("section[aria-labelledby=recorded-title] h3")
     expect(answers).to_have_text(["Answer on branches 1-2", "Answer on branch 3"])

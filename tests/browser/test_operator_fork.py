@@ -175,6 +175,11 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
             expect(page.locator("body")).not_to_contain_text("Agent working on")
             assert_fits(page)
+            # The branch's empty steps list names the step it waits at, counted in the other pages' words
+            # (friction60b 5: "0 steps · No step recorded on this branch yet" beside a graph of branch 2 at Prepare).
+            steps = page.locator("section[aria-labelledby=steps-title]")
+            expect(steps.locator(".card-head")).to_contain_text("0 steps answered")
+            expect(steps.locator("#steps-none")).to_have_text("Prepare · step 1 of 5 waits for an agent.")
             if size == PHONE:
                 # The phone list marks the replaced branch's step as the drawing does, grey and dashed, not in the
                 # amber of "paused" (friction60a 3).
@@ -226,10 +231,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
-        expect(page.locator("#branches-title")).to_have_text(
-            "Next steps: 2 branches, 1 taken by the agent, 1 started by hand"
-        )
-        expect(page.locator(f'.next-nodes a[href="/nodes/{new_node}/"]')).to_contain_text("Prepare · step 1 of 5")
+        # A branch started by hand here redoes this step: said apart from the step after it, in the words the
+        # graph's page uses for every redo (friction60a 2: it was listed under "Next steps").
+        expect(page.locator("#branches-title")).to_have_text("Next step")
+        expect(page.locator("#branches-title + p + ol > li")).to_have_count(1)
+        expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
+        expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
+        expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")
         console_log.assert_clean()

@@ -99,8 +99,10 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
 def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apart(client, service_catalog):
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
-    assert "On branch 1 (branch 2 redid this step)" in fork  # branch 2 has its own copy of the step
-    assert "Other branches of this run" not in fork  # branch 2 grew from this very node
+    assert "On branch 1 (redo on branch 2)" in fork  # branch 2 has its own copy of the step
+    # Branch 2 grew from its own redo of this step: not among the branches that went on from here, but the
+    # run's other branches (friction60a 2).
+    assert "Where branch 1 went on from this step" in fork and "Other branches of this run" in fork
     assert "On branch 1<" not in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
@@ -241,28 +243,15 @@ def test_the_sessions_list_counts_branches_in_the_where_line_only_when_a_run_bra
     assert head.count("<th ") == plain.split("</tr>", 1)[0].count("<td")  # as many cells as headings
 
 
-def test_the_run_fold_says_what_its_node_count_is_made_of_in_the_graph_and_timeline_words(client, service_catalog):
-    # "Nodes 11 (every step, checkpoint and pending step)" beside a graph of 12 step cards and a timeline's "12
-    # steps reached and 1 checkpoint": a step redone after branching is a card and a step reached on its branch,
-    # but is answered at the node that first reached it. The parts say so, so that the numbers add up.
+def test_the_run_fold_says_no_node_count_beside_the_timeline_s_step_count(client, service_catalog):
+    # friction60a 8: "Nodes 11 (10 steps, 1 checkpoint; the 2 steps redone after branching are answered at their
+    # first node)" beside the timeline's "12 steps reached (9 answered) and 1 checkpoint" and 12 graph cards read
+    # as a miscount, in a word ("node") readers do not know: the developers' fold counts nothing; the ids stay.
     from tests.support.sample_session import two_runs_one_forked_twice
 
     built = two_runs_one_forked_twice()
-    page = html_of(client, f"/runs/{built.review_run}/")
-    nodes = page.split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
-    assert nodes.startswith("11 "), nodes
-    said = re.sub(r"<[^>]+>", "", nodes).replace("&#x27;", "'")
-    assert said == (
-        "11 (10 steps, 1 checkpoint; the 2 steps redone after branching are answered at their first node)"
-    ), said
-    assert "every step, checkpoint and pending step" not in page
-
-
-def test_the_run_fold_counts_a_finished_branch_s_end_and_says_a_number_once(client, service_catalog):
-    review = forked_review()  # branch 1 finished (its end is a node), branch 2 redoes a step
-    nodes = html_of(client, f"/runs/{review.run_id}/").split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
-    said = re.sub(r"<[^>]+>", "", nodes)
-    assert said == "11 (10 steps, the end; the step redone after branching is answered at its first node)", said
-    stuck = blocked_review()  # two steps reached, nothing else: the number is not said again as "2 steps"
-    nodes = html_of(client, f"/runs/{stuck.run_id}/").split("<dt>Nodes</dt><dd>")[1].split("</dd>")[0]
-    assert re.sub(r"<[^>]+>", "", nodes) == "2 (each a step reached, on all branches)", nodes
+    for run_id in (built.review_run, forked_review().run_id, blocked_review().run_id):
+        page = html_of(client, f"/runs/{run_id}/")
+        fold = page.split('id="run-details"', 1)[1].split("</details>", 1)[0]
+        assert f'id="run-id-{run_id}"' in fold
+        assert "Nodes" not in fold and "first node" not in fold and "run-nodes-parts" not in page

@@ -48,7 +48,7 @@ def test_a_run_without_times_has_a_row_and_no_axis():
     lane = TimelineLane(run_id="r2", label="Focused Plan Routine", points=[])
     page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, {}, NOW)
     assert [(row.label, row.took, row.dots, row.states) for row in page.rows] == [
-        ("Focused Plan Routine", "0 steps", [], [])
+        ("Focused Plan Routine", "0 steps answered", [], [])
     ]
     assert page.ticks == [] and page.caption == ""
 
