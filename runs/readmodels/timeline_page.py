@@ -423,13 +423,15 @@ def timeline_page(
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.lasted(idle_for)
                     quiet, narrow_quiet = f"no step for {idle}", idle
-                    # In the middle of its tail: the gap's, or to scale, between its newest dot and now.
-                    mid = (fraction(lane.last_at) + 1) / 2
-                    quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else at(mid)
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
-        dots = merged(own, fraction, MERGE_WIDE, width)
+        dots, narrow_dots = merged(own, fraction, MERGE_WIDE, width), merged(own, fraction, MERGE_NARROW, width)
+        if quiet:
+            # In the middle of its tail: the gap's, or to scale, between its newest dot as drawn at either width
+            # (the last step answered and the step it led to stand at one moment, side by side) and now.
+            drawn = max((float(dot.at.rstrip("%")) for dot in [*dots, *narrow_dots]), default=INSET)
+            quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else f"{(drawn + 100 - INSET) / 2:.2f}%"
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
@@ -442,7 +444,7 @@ def timeline_page(
                 end=at(fraction(max(mark.at for mark in own)), width) if own else at(0),
                 until=until,
                 dots=dots,
-                narrow_dots=merged(own, fraction, MERGE_NARROW, width),
+                narrow_dots=narrow_dots,
                 states=state_counts(own),
                 selected=lane.run_id == selected_run,
                 quiet=quiet,

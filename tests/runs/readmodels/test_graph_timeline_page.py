@@ -368,3 +368,33 @@ def test_a_dots_closeness_and_the_legend_read_as_a_person_counts():
     assert timeline_page.within_words(3 * 60 + 5) == "within 3 min"
     counts = timeline_page.StepCounts(answered=1, unanswered=1)
     assert counts.words == "2 steps reached (1 answered)"
+
+
+def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
+    # The last step answered and the step it led to stand at one moment (timeline_marks: an answered dot stands
+    # when it was answered), drawn side by side: the tail's "no step for 14 min" stands between the second of
+    # them and now, at either width, never on it (a phone's "5 h" read "h").
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=86))
+    later = T0 + timedelta(minutes=95)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
+    runs = [
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running"),
+    ]
+    answered = T0 + timedelta(minutes=86)
+    marks = {
+        "r1": [NodeMark(answered, "done", "Step 1"), NodeMark(answered, "running", "Step 2", kind="unanswered")],
+        "r2": [NodeMark(later, "running", "Step 1", kind="unanswered")],
+    }
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]),
+        "/runs/RUN/",
+        None,
+        marks,
+        T0 + timedelta(minutes=100),
+    )
+    row = page.rows[0]
+    assert row.quiet == "no step for 14 min" and not page.gap
+    quiet_at = float(row.quiet_at.rstrip("%"))
+    for dots, room in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
+        assert quiet_at - max(float(dot.at.rstrip("%")) for dot in dots) >= room / 2, (row.quiet_at, dots)
