@@ -391,8 +391,8 @@ def timeline_page(
     quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
     # The break rule: a long quiet stretch is cut out; a short one is drawn to scale, the axis reaching now.
     broken = gapped and quiet_for > BREAK_AFTER and quiet_for > scaled * BREAK_SHARE
-    shown = max(scaled, MIN_SHOWN) if broken else scaled  # the seconds drawn to scale before a break
-    reach = scaled + quiet_for if gapped and not broken else shown  # the seconds the track's width spans
+    to_scale = max(scaled, MIN_SHOWN) if broken else scaled  # the seconds drawn to scale before a break
+    reach = scaled + quiet_for if gapped and not broken else to_scale  # the seconds the track's width spans
     width = 100 - 2 * INSET - (GAP_SHARE if broken else 0.0)
 
     def fraction(moment: datetime) -> float:
@@ -455,9 +455,9 @@ def timeline_page(
     counts = total or StepCounts(runs=0)
     if start is None or newest is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
-    if broken and shown > scaled:
+    if broken and to_scale > scaled:
         # Drawn to scale up to MIN_SHOWN, then the break: ticks clear of the "//" as of "now" (`newest`).
-        end = start + timedelta(seconds=shown)
+        end = start + timedelta(seconds=to_scale)
         axis, narrow = time_axis.axis(start, end, newest=newest), time_axis.dot_ticks(start, end, newest=newest)
     elif reach > scaled:
         axis, narrow = time_axis.axis(start, now, newest=newest), time_axis.dot_ticks(start, now, newest=newest)
