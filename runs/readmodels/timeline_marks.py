@@ -68,6 +68,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
         }
         several = len(tree.branches) > 1
         kinds = node_kinds(tree)
+        answered = answer_moments(tree)
         run_marks = []
         named: dict[int, str] = {}
         for pk, row in tree.nodes.items():
@@ -85,9 +86,13 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where += " (checkpoint)"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             said = said_of(state, kinds[pk])  # the pill's words, as everywhere; the legend's for green
-            words = f"{where}: {said}{branch} · {row.created_at.astimezone(UTC):%H:%M:%S} UTC"
+            # An answered step's dot stands when it was answered, the moment the Steps list prints beside it (its
+            # answer's node's); a step not answered yet, a checkpoint or the end when it was reached (friction60a 1,
+            # 60b 1: the list said one time and the dot another).
+            moment = answered.get(pk, row.created_at) if kinds[pk] == "answered" else row.created_at
+            words = f"{where}: {said}{branch} · {moment.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
-            run_marks.append(NodeMark(row.created_at, state, words, f"{where}{branch}", kinds[pk], number))
+            run_marks.append(NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number))
             named[pk] = where
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and
@@ -121,6 +126,21 @@ def node_kinds(tree: RunBranches) -> dict[int, NodeKind]:
         else "unanswered"
         for pk, row in tree.nodes.items()
     }
+
+
+def answer_moments(tree: RunBranches) -> dict[int, datetime]:
+    """When each node's step was first answered (by node pk): the moment of the node its answer made, which is
+    recorded with the answer (the time the Steps list prints); through a checkpoint's node, which is the same
+    step still pending. A node an operator's fork made answers nothing."""
+    found: dict[int, datetime] = {}
+    for pk in reversed(tree.nodes):  # newest first: a node's children come after it
+        parent = tree.nodes[pk].parent_id
+        if parent is None or parent not in tree.nodes or pk in tree.started_by_hand:
+            continue
+        moment = found.get(pk) if pk in tree.made_by_checkpoint else tree.nodes[pk].created_at
+        if moment is not None:
+            found[parent] = min(found.get(parent, moment), moment)
+    return found
 
 
 def answered_again(tree: RunBranches) -> list[tuple[int, int]]:

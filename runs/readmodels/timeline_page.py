@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import SessionDetail, StateName
 from runs.readmodels import branch_summary, states, time_axis, timeline_marks
@@ -63,6 +63,9 @@ GAP_SHARE = 24.0
 # than this many seconds and than this share of the span the dots take; else the axis runs to now to scale.
 BREAK_AFTER = 10 * 60
 BREAK_SHARE = 0.5
+# Before a break, the track draws at least this many seconds to scale (friction60a 10: two steps under a minute
+# apart stood 600 px apart, the axis one label): steps close in time stand close, and round ticks give a scale.
+MIN_SHOWN = 5 * 60
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
 # by at least this many seconds and this share of it: "no step for 6.1 s" over "last step 6.0 s ago" is noise.
 QUIET_MARGIN = 1.0
@@ -389,7 +392,8 @@ def timeline_page(
     quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
     # The break rule: a long quiet stretch is cut out; a short one is drawn to scale, the axis reaching now.
     broken = gapped and quiet_for > BREAK_AFTER and quiet_for > scaled * BREAK_SHARE
-    reach = scaled + quiet_for if gapped and not broken else scaled  # the seconds the track's width spans
+    to_scale = max(scaled, MIN_SHOWN) if broken else scaled  # the seconds drawn to scale before a break
+    reach = scaled + quiet_for if gapped and not broken else to_scale  # the seconds the track's width spans
     width = 100 - 2 * INSET - (GAP_SHARE if broken else 0.0)
 
     def fraction(moment: datetime) -> float:
@@ -403,26 +407,32 @@ def timeline_page(
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
         took = when = until = quiet = quiet_at = narrow_quiet = ""
-        if lane.first_at is not None and lane.last_at is not None:
-            took = time_axis.lasted((lane.last_at - lane.first_at).total_seconds())
-            first, last = lane.first_at.astimezone(UTC), lane.last_at.astimezone(UTC)
+        began = lane.first_at  # when the run's first step was given: its line starts there, before its first dot
+        if began is not None and lane.last_at is not None:
+            took = time_axis.lasted((lane.last_at - began).total_seconds())
+            first, last = began.astimezone(UTC), lane.last_at.astimezone(UTC)
             when = f", {first:%Y-%m-%d %H:%M:%S} UTC to {last:%Y-%m-%d %H:%M:%S} UTC ({took})"
             if lane.run_id in standing and gapped:
                 until = at(1.0)  # now, at the end of the gap
                 when += ", still going"
+                # An open run is measured up to now, as its tail is drawn (friction60b 8: a run stalled for 45 min
+                # read "under a minute"): its steps' span alone is no run's length while it still stands.
+                took = time_axis.lasted(max((now - began).total_seconds(), 0.0))
                 idle_for = max((now - lane.last_at).total_seconds(), 0.0)
                 # The summary line says how long the session went without a step; a row whose own quiet
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.lasted(idle_for)
                     quiet, narrow_quiet = f"no step for {idle}", idle
-                    # In the middle of its tail: the gap's, or to scale, between its newest dot and now.
-                    mid = (fraction(lane.last_at) + 1) / 2
-                    quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else at(mid)
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
-        dots = merged(own, fraction, MERGE_WIDE, width)
+        dots, narrow_dots = merged(own, fraction, MERGE_WIDE, width), merged(own, fraction, MERGE_NARROW, width)
+        if quiet:
+            # In the middle of its tail: the gap's, or to scale, between its newest dot as drawn at either width
+            # (the last step answered and the step it led to stand at one moment, side by side) and now.
+            drawn = max((float(dot.at.rstrip("%")) for dot in [*dots, *narrow_dots]), default=INSET)
+            quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else f"{(drawn + 100 - INSET) / 2:.2f}%"
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
@@ -431,11 +441,11 @@ def timeline_page(
                 took=f"{time_axis.unbroken(took)} · {counted.words}" if took else counted.words,
                 nodes=count,
                 tooltip=f"{name} ({lane.run_id}): {counted.words}{when}",
-                start=dots[0].at if dots else at(0),
+                start=at(fraction(began), width) if began is not None else dots[0].at if dots else at(0),
                 end=at(fraction(max(mark.at for mark in own)), width) if own else at(0),
                 until=until,
                 dots=dots,
-                narrow_dots=merged(own, fraction, MERGE_NARROW, width),
+                narrow_dots=narrow_dots,
                 states=state_counts(own),
                 selected=lane.run_id == selected_run,
                 quiet=quiet,
@@ -446,7 +456,11 @@ def timeline_page(
     counts = total or StepCounts(runs=0)
     if start is None or newest is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
-    if reach > scaled:
+    if broken and to_scale > scaled:
+        # Drawn to scale up to MIN_SHOWN, then the break: ticks clear of the "//" as of "now" (`newest`).
+        end = start + timedelta(seconds=to_scale)
+        axis, narrow = time_axis.axis(start, end, newest=newest), time_axis.dot_ticks(start, end, newest=newest)
+    elif reach > scaled:
         axis, narrow = time_axis.axis(start, now, newest=newest), time_axis.dot_ticks(start, now, newest=newest)
     else:
         axis, narrow = time_axis.axis(start, newest), time_axis.dot_ticks(start, newest)

@@ -74,30 +74,33 @@ def test_each_dot_keeps_its_nodes_state_and_name_and_the_row_says_which_states_i
 
 
 def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
-    # Two nodes 15 ms apart, then nothing for 45 minutes: the row's duration is its steps' (the axis's span),
-    # and the stretch up to now is the gap after them, said once, under the axis.
+    # Two nodes 15 ms apart, then nothing for 45 minutes: the row, still open, is measured to now (friction60b 8:
+    # "under a minute" for a run stalled 45 min), and the stretch up to now is a break after its steps.
     first, last = T0, T0 + timedelta(milliseconds=15)
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
     marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "stalled", "Step 2", kind="unanswered")]}
     now = T0 + timedelta(minutes=45)
     page = timeline_page.timeline_page(detail(lane, state="stalled"), "/runs/RUN/", None, marks, now)
     (row,) = page.rows
-    # 15 ms of server-quick steps is no agent's work time (friction16b 3): "under a minute", never "15 ms".
-    assert row.took == "under\xa0a\xa0minute · 2 steps reached (1 answered)" and "so far" not in row.tooltip
+    assert row.took == "45\xa0min · 2 steps reached (1 answered)" and "so far" not in row.tooltip
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (under a minute), still going" in row.tooltip
-    # The track is scaled to the recorded steps: the two nodes 15 ms apart spread over it, then a gap of
-    # GAP_SHARE to now (the dashed tail), not two dots squeezed left of a dashed line 45 minutes long.
+    # The track draws MIN_SHOWN to scale, then a gap of GAP_SHARE to now (the dashed tail, after a break): the two
+    # nodes 15 ms apart stand close (friction60a 10: they stood 600 px apart), never squeezed left of a dashed
+    # line 45 minutes long either.
     recorded_end = f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE:.2f}%"
-    assert [dot.at for dot in row.dots] == ["1.50%", recorded_end] and row.end == recorded_end
+    places = [float(dot.at.rstrip("%")) for dot in row.dots]
+    assert places[0] == 1.5 and places[1] - places[0] < 2 * timeline_page.MERGE_WIDE, places
     assert row.until == "98.50%" and page.gap == recorded_end and page.now == "98.50%"
     assert page.caption == "2026-11-28 22:00:00 to 22:00:00 UTC · 15 ms"
     # The summary line is on the wall clock (friction15 2): when the first step was and how long ago the newest
     # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
     # you": whose move it is, and since when, is the status line's (friction16b 4).
     assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
-    # The axis holds the recorded span, never past the gap: a burst within a second, so one clock tick (not the
-    # same second again under the newest dot: friction21a 3).
-    assert [tick.label for tick in page.ticks] == ["22:00"]
+    # The axis before the break has a scale: round minutes, at least two of them (friction60a 10, 60b 8: one label
+    # under a long track), each once, none past the break.
+    wide = [tick.label for tick in page.ticks if tick.only != "narrow"]
+    narrow = [tick.label for tick in page.ticks if tick.only != "wide"]
+    assert wide[:2] == ["22:00", "22:01"] and len(narrow) >= 2, (wide, narrow)
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
     # row's tail, whose quiet stretch is that one, does not say it again.
@@ -158,8 +161,9 @@ def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
 
 
 def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
-    # Two runs, one still running: the longer row's duration is the axis's span, said in the summary; no
-    # row counts on to now (it said "808 ms so far" over an axis of "all 13 steps within 405 ms").
+    # Two runs, one still running: an ended row's duration is its steps' span, in whole units as a person
+    # counts ("808 ms so far" over "all 13 steps within 405 ms" was noise); the running one's is measured to
+    # now, where its tail ends (friction60b 8: an open run's steps' span is not its length).
     r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=3))
     later = T0 + timedelta(minutes=1)
     r2 = TimelineLane(run_id="r2", label="y", points=[0.0, 1.0], first_at=later, last_at=later + timedelta(minutes=1))
@@ -178,7 +182,7 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, NOW
     )
     assert [row.took for row in page.rows] == [
-        "3\xa0min · 2 steps reached (1 answered)",
+        "1\xa0h · 2 steps reached (1 answered)",
         "1\xa0min · 2 steps answered",
     ]
     # Two runs: the session's count says so, so that it never reads as one run's (friction13 item 3). One still
@@ -189,8 +193,9 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     # "Timeline" (friction26b 5: two titles read as two sections).
     assert not hasattr(page, "title")
     assert page.caption.endswith("· 3 min")
-    # Each row's ends sit on the axis where its first and newest steps' clock times are.
-    recorded_end = 100 - timeline_page.INSET - timeline_page.GAP_SHARE
+    # Each row's ends sit on the axis where its first and newest steps' clock times are: three minutes of steps
+    # drawn on a scale of MIN_SHOWN (five) before the break.
+    recorded_end = round(timeline_page.INSET + (97 - timeline_page.GAP_SHARE) * 3 / 5, 2)
     ticks = {tick.label: float(tick.at.rstrip("%")) for tick in page.ticks}
     assert ticks["22:00"] == timeline_page.INSET and ticks["22:03"] == recorded_end
     assert [(row.start, row.end) for row in page.rows] == [
@@ -363,3 +368,33 @@ def test_a_dots_closeness_and_the_legend_read_as_a_person_counts():
     assert timeline_page.within_words(3 * 60 + 5) == "within 3 min"
     counts = timeline_page.StepCounts(answered=1, unanswered=1)
     assert counts.words == "2 steps reached (1 answered)"
+
+
+def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
+    # The last step answered and the step it led to stand at one moment (timeline_marks: an answered dot stands
+    # when it was answered), drawn side by side: the tail's "no step for 14 min" stands between the second of
+    # them and now, at either width, never on it (a phone's "5 h" read "h").
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=86))
+    later = T0 + timedelta(minutes=95)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
+    runs = [
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running"),
+    ]
+    answered = T0 + timedelta(minutes=86)
+    marks = {
+        "r1": [NodeMark(answered, "done", "Step 1"), NodeMark(answered, "running", "Step 2", kind="unanswered")],
+        "r2": [NodeMark(later, "running", "Step 1", kind="unanswered")],
+    }
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]),
+        "/runs/RUN/",
+        None,
+        marks,
+        T0 + timedelta(minutes=100),
+    )
+    row = page.rows[0]
+    assert row.quiet == "no step for 14 min" and not page.gap
+    quiet_at = float(row.quiet_at.rstrip("%"))
+    for dots, room in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
+        assert quiet_at - max(float(dot.at.rstrip("%")) for dot in dots) >= room / 2, (row.quiet_at, dots)

@@ -4,10 +4,11 @@ state in the dashboard's vocabulary: a branch's last node its branch's, the node
 from __future__ import annotations
 
 import re
+from datetime import UTC, timedelta
 
 import pytest
 
-from runs.models import Run
+from runs.models import Node, Output, Run
 from runs.readmodels import overview, timeline_marks
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -43,3 +44,18 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
     assert [mark.state for mark in plan] == ["done", "stalled"]
     assert plan[-1].words.startswith("Draft Plan with Risks · step 2 of 3: ") and "(branch" not in plan[-1].words
     assert Run.objects.count() == 2
+
+
+def test_an_answered_steps_dot_stands_when_it_was_answered_as_the_steps_list_says(service_catalog):
+    # Friction60a 1, 60b 1: the Steps list printed each step's answer time, the dot stood when the step was reached.
+    forked = two_runs_one_forked_twice()
+    first, second = Node.objects.filter(run__public_id=forked.plan_run).order_by("created_at", "pk")
+    Node.objects.filter(pk=first.pk).update(created_at=second.created_at - timedelta(hours=1))  # reached an hour before
+    trees = overview.session_trees(forked.session_id)
+    answered, pending = timeline_marks.marks(trees.values(), {forked.plan_run: "stalled"})[forked.plan_run]
+    answer = Output.objects.get(node_id=first.pk)  # what the Steps list prints: recorded_at
+    assert answered.kind == "answered" and answered.at == second.created_at
+    assert abs((answered.at - answer.created_at).total_seconds()) < 1
+    assert answered.words.endswith(f"{second.created_at.astimezone(UTC):%H:%M:%S} UTC")
+    # The step not answered yet stands when it was reached.
+    assert pending.kind == "unanswered" and pending.at == second.created_at
