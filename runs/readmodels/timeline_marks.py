@@ -73,10 +73,10 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch.tip: outcomes.branch_state(tree, branch, run_state) for branch in tree.branches if branch.nodes
         }
         tip_move: dict[int, states.Move] = {}
-        for branch in tree.branches:
-            refusal = refused.get((tree.run.pk, branch.number))
-            if branch.nodes and refusal is not None and tip_state[branch.tip] == "blocked":
-                tip_move[branch.tip] = attention.move_of_blocked(blocked.as_entry(refusal), cutoff)
+        for held in tree.branches:
+            refusal = refused.get((tree.run.pk, held.number))
+            if held.nodes and refusal is not None and tip_state[held.tip] == "blocked":
+                tip_move[held.tip] = attention.move_of_blocked(blocked.as_entry(refusal), cutoff)
         several = len(tree.branches) > 1
         kinds = node_kinds(tree)
         run_marks = []
