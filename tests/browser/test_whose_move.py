@@ -75,11 +75,13 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
-    # Friction15 3, 16: the agent's move is a neutral panel, the line's edge on the surface, no red bar; its words
-    # say there is nothing to do now. Only the person's move takes the red edge (below).
-    line, surface = css_colour(sized_page, "--line"), css_colour(sized_page, "--surface")
+    # Friction15 3, 16: the agent's move is no alarm, the surface's fill, no red bar; its words say there is
+    # nothing to do now. Its edge is the agent's blue of its pill and "!" chip (friction60b 12: it was the grey
+    # line beside them). Only the person's move takes the red edge (below).
+    surface = css_colour(sized_page, "--surface")
     your_move = css_colour(sized_page, "--trouble")
-    assert (colour(panel, "borderLeftColor"), retrying_fill) == (line, surface) != (your_move, surface)
+    agents_edge = css_colour(sized_page, "--info")
+    assert (colour(panel, "borderLeftColor"), retrying_fill) == (agents_edge, surface) != (your_move, surface)
     # The progress strip's step where it is blocked: the agent's blue, marked "!", not red (friction15 3).
     step = sized_page.locator(".stepper .st-step.current .st-box")
     expect(step).to_have_count(1)
