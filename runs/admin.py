@@ -22,6 +22,7 @@ from axes.admin import AccessAttemptAdmin, AccessFailureLogAdmin, AccessLogAdmin
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
+from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -55,29 +56,70 @@ admin.site.index_title = "Records (read only), users and sign-ins"
 admin.site.site_url = None  # the header links "Back to Sessions" instead (templates/admin/base_site.html)
 
 
-# API tokens are access, not a record of runs: the index lists them with Users, under "Authentication and
-# Authorization", where a person looks for who may get in, not among the run records (friction16a 19).
-ACCESS_APP = "auth"
-ACCESS_MODELS = ("ApiToken",)
+# The index in a person's terms (friction60a 17, 60b 11: one list of internal table names). The run records
+# fall in two sections, what the dashboard shows first, then what only a developer reads; API tokens are
+# access, not a record of runs, so they sit with Users, where a person looks for who may get in (friction16a
+# 19). Each section lists its tables in this order, and each table has one line on what a row is, shown
+# under its name (templates/admin/app_list.html).
+SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("auth", "Who can sign in", ("User", "ApiToken")),
+    (
+        "runs",
+        "Sessions and runs (read only)",
+        ("Session", "Run", "Node", "Ack", "Output", "Checkpoint", "RunSynthesis", "Gap", "Observation"),
+    ),
+    ("runs", "For developers (read only)", ("Event", "Attempt", "PinnedWorkflow", "ToolCall", "SearchEntry")),
+)
+DESCRIPTIONS: dict[str, str] = {
+    "User": "Who can sign in here and copy the connect page's working commands.",
+    "ApiToken": "Keys for the HTTP API and a team's server; revoke one here.",
+    "Session": "One piece of work an agent does, as the Sessions page lists them.",
+    "Run": "One workflow followed from its first step; a session may hold several.",
+    "Node": "Every step a run reached, on every branch: answered, or waiting.",
+    "Ack": "Each answer the agent sent for a step, and whether it was accepted or refused.",
+    "Output": "The notes and artifacts an agent sent with an accepted answer.",
+    "Checkpoint": "Notes saved at a step without moving on.",
+    "RunSynthesis": "A finished branch's notes and artifacts, gathered in order.",
+    "Gap": "What only a person could give, which a full-auto run went on without.",
+    "Observation": "The git branch and commit the agent worked on when it answered.",
+    "Event": "The append-only history every table above is rebuilt from.",
+    "Attempt": "The one-use token each answer to a step must carry (ackToken).",
+    "PinnedWorkflow": "The exact version of a workflow a run follows, kept when the catalog changes.",
+    "ToolCall": "How long each MCP tool call took and how it ended (Tool timings); the newest only.",
+    "SearchEntry": "What the Sessions page's search looks through.",
+    "AccessAttempt": "Failed sign-ins by user and address; too many lock the account for a while.",
+    "AccessFailureLog": "Each failed sign-in, one row each.",
+    "AccessLog": "Each sign-in and sign-out.",
+}
 _default_app_list = admin.site.get_app_list
 
 
-def app_list_with_tokens_under_access(request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
-    """The admin's app list with the API tokens moved from "Runs" to the access app, after its models."""
+def app_list_in_sections(request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
+    """The admin's app list regrouped into SECTIONS, each table with its DESCRIPTIONS line; an app not in
+    SECTIONS (the sign-in logs) keeps its own section, after them."""
     apps = _default_app_list(request)
-    access = next((app for app in apps if app["app_label"] == ACCESS_APP), None)
-    if access is not None:
-        for app in apps:
-            if app is access:
-                continue
-            moved = [model for model in app["models"] if model["object_name"] in ACCESS_MODELS]
-            app["models"] = [model for model in app["models"] if model["object_name"] not in ACCESS_MODELS]
-            access["models"].extend(moved)
-        apps = [app for app in apps if app["models"]]
-    return [app for app in apps if app_label is None or app["app_label"] == app_label]
+    models = {model["object_name"]: (app, model) for app in apps for model in app["models"]}
+    for _, model in models.values():
+        model["description"] = DESCRIPTIONS.get(model["object_name"], "")
+    sections = []
+    for label, name, names in SECTIONS:
+        listed = [models[n] for n in names if n in models]
+        if listed:
+            home = next((app for app, _ in listed if app["app_label"] == label), listed[0][0])
+            sections.append({**home, "name": name, "models": [model for _, model in listed]})
+    sectioned = {n for _, _, names in SECTIONS for n in names}
+    rest = [{**app, "models": [m for m in app["models"] if m["object_name"] not in sectioned]} for app in apps]
+    found = [app for app in sections + rest if app["models"]]
+    return [app for app in found if app_label is None or app["app_label"] == app_label]
 
 
-admin.site.get_app_list = app_list_with_tokens_under_access  # type: ignore[method-assign]
+admin.site.get_app_list = app_list_in_sections  # type: ignore[method-assign]
+
+# Groups are not how WorkRail gives rights (a user's own staff and superuser flags and permissions are, on the
+# Users page), and the stock "Groups" table was one more thing a newcomer could not place (friction60b 11):
+# not offered. Groups made before still apply.
+if admin.site.is_registered(Group):
+    admin.site.unregister(Group)
 
 LIST_TEXT_LIMIT = 80  # characters of notes or JSON shown in a changelist cell
 RELATED_LIMIT = 20  # related rows listed on a detail page; the changelist link shows them all

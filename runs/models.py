@@ -153,6 +153,12 @@ class PinnedWorkflow(models.Model):
     compiled = models.JSONField()
     created_at = models.DateTimeField()
 
+    class Meta:
+        # The exact version a run follows, kept while the catalog changes: the run page's "pinned copy"
+        # (friction60a 17: "Pinned workflows" read as a table name).
+        verbose_name = "workflow copy"
+        verbose_name_plural = "workflow copies"
+
     def __str__(self) -> str:
         return f"{self.workflow_id} {self.workflow_hash[:19]}"
 
@@ -240,8 +246,10 @@ class Attempt(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "step attempt"
-        verbose_name_plural = "step attempts"
+        # What it is to a person reading the admin: the one-use token an answer carries (friction60a 17:
+        # "Step attempts" named no thing they had seen).
+        verbose_name = "answer token"
+        verbose_name_plural = "answer tokens"
 
     def __str__(self) -> str:
         return f"ack token {self.public_id} for {self.node}"
@@ -286,6 +294,10 @@ class Output(models.Model):
     notes_markdown = models.TextField(blank=True, default="")
     artifacts = models.JSONField(default=list)
     created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "step note"  # what the agent handed in with an answer (friction60a 17: "Outputs")
+        verbose_name_plural = "step notes"
 
     def __str__(self) -> str:
         return f"{self.step_title or self.step_id}: notes and {len(self.artifacts)} artifact(s)"
@@ -352,8 +364,9 @@ class Gap(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "user input the agent skipped"
-        verbose_name_plural = "user inputs the agent skipped"
+        # The run page lists these under "Gaps"; here, what one is (friction60a 17).
+        verbose_name = "question the agent went past"
+        verbose_name_plural = "questions the agent went past"
 
     def __str__(self) -> str:
         return f"gap {self.reason} at {self.step_id}"
@@ -368,8 +381,8 @@ class RunSynthesis(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = "finished branch record"
-        verbose_name_plural = "finished branch records"
+        verbose_name = "branch summary"  # friction60a 17: "Finished branch records" read as a table name
+        verbose_name_plural = "branch summaries"
 
     def __str__(self) -> str:
         return f"synthesis of {self.run_id}"

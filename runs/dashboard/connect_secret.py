@@ -45,7 +45,8 @@ def connect_with_password(request: HttpRequest) -> JsonResponse:
             WorkRailError(
                 ErrorCode.PASSWORD_NOT_SHOWN,
                 "Only a signed-in staff user on this machine can copy the password.",
-                "Sign in to the admin from this machine, or copy the lines from the terminal that ran `make run`.",
+                "Sign in to the admin from this machine, or copy the lines from the terminal where the dashboard"
+                " started (`make run`, `manage.py dashboard` and `workrail-py dashboard` print them).",
             )
         )
     which = request.POST.get("text", "")

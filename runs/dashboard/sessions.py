@@ -25,6 +25,7 @@ from runs.contract.dashboard import (
 )
 from runs.contract.errors import WorkRailError
 from runs.contract.preferences import AUTONOMY, MODES, RISK_POLICY
+from runs.dashboard import run_workflow
 from runs.dashboard.connect import connection_instructions
 from runs.dashboard.connect_secret import may_see_password
 from runs.dashboard.errors import error_json, invalid, shows_errors
@@ -325,6 +326,8 @@ def _session_page(
             # The run card's one status line (the state's chip and where the agent is), and what canceling stops.
             "status": status_line.of_run(run) if run else None,
             "cancel": status_line.cancel_stops(run) if run else None,
+            # The run's workflow in the catalog: its page, or where its pinned copy stands (run_workflow.py).
+            "run_workflow": run_workflow.of_run(run.run.workflow_id, run.run.workflow_hash) if run else None,
             # What belongs to the whole session, under one divider with several runs; a later run's start.
             "scope": session_scope.of_page(detail, run),
             # The repository and git branch its agent works in, as the list groups it (said once, in the head).

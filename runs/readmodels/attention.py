@@ -902,9 +902,9 @@ class BlockedGuide:
 
     @property
     def turns_around(self) -> Timed | None:
-        """The line that says when the move turns the person's, around that moment: over the run page's fold of
-        the resume message, and inside the step page's folded "Resume here" card, whose summary already says "only
-        if the agent stopped" (friction25a 4, 25b 2)."""
+        """The line that says when the move turns the person's, around that moment: in the refusal's panel, the
+        same line on the run page and the step's page (friction60b 12: the step page had it only inside its folded
+        "Resume here" card), once on each."""
         return TURNS if self.turns_at is not None else None
 
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from runs.contract.dashboard import StateName
 from runs.models import Node, Output
-from runs.readmodels import outcomes, states, step_places, step_text
+from runs.readmodels import attention, blocked, clock, outcomes, states, step_places, step_text
 from runs.readmodels.branches import RunBranches
 from runs.readmodels.graph_drawing import AGAIN_TAG
 from runs.store.pinned import compiled_workflow, steps_by_id
@@ -49,6 +49,10 @@ class NodeMark:
     # and not answered (a branch's last node), a checkpoint (not a step), or the run's end ("Complete").
     kind: NodeKind = "answered"
     branch: int | None = None  # its branch's number when the run has several (a numbered dot names theirs)
+    # Its colour family (states.tone), by whose move its state is, by the rule the pills and the progress strip
+    # read (attention.move_of_blocked): a refused step the agent retries is the agent's blue, red once yours
+    # (friction60b 12: the timeline drew it red beside a blue pill and a blue "!" chip).
+    tone: states.Tone = "nobody"
 
 
 NodeKind = Literal["answered", "unanswered", "checkpoint", "end"]
@@ -58,6 +62,8 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
     """Each run's nodes (by run id), oldest first; `run_states` are the runs' states (RunSummary.state)."""
     trees = list(trees)
     seen = titles(trees)
+    refused = blocked.refusals_of(trees)  # one query, none when nothing is blocked
+    cutoff = clock.stall_cutoff()
     places = step_places.of_nodes({pk: tree.run for tree in trees for pk in tree.nodes})  # one query
     found: dict[str, list[NodeMark]] = {}
     for tree in trees:
@@ -66,6 +72,11 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
         tip_state = {
             branch.tip: outcomes.branch_state(tree, branch, run_state) for branch in tree.branches if branch.nodes
         }
+        tip_move: dict[int, states.Move] = {}
+        for held in tree.branches:
+            refusal = refused.get((tree.run.pk, held.number))
+            if held.nodes and refusal is not None and tip_state[held.tip] == "blocked":
+                tip_move[held.tip] = attention.move_of_blocked(blocked.as_entry(refusal), cutoff)
         several = len(tree.branches) > 1
         kinds = node_kinds(tree)
         answered = answer_moments(tree)
@@ -92,7 +103,8 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             moment = answered.get(pk, row.created_at) if kinds[pk] == "answered" else row.created_at
             words = f"{where}: {said}{branch} · {moment.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
-            run_marks.append(NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number))
+            tone = states.tone(state, tip_move.get(pk) or states.move(state))
+            run_marks.append(NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone))
             named[pk] = where
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and

@@ -97,6 +97,7 @@ class TimelineDot:
     within: str = ""
     steps: tuple[str, ...] = ()
     said: str = ""  # a numbered dot's state in words, with the branches it mixes (cluster_state)
+    tone: states.Tone = "nobody"  # its colour family, its nodes' (NodeMark.tone): a refused step's blue or red
 
     @property
     def square(self) -> bool:
@@ -111,6 +112,7 @@ class TimelineDot:
 class StateCount:
     state: StateName
     label: str  # "Left behind": the state's word; how many steps the row holds is its duration line's to say, once
+    tone: states.Tone = "nobody"  # its key's colour family, as its dots' (NodeMark.tone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,13 +259,14 @@ def merged(
         for index, (state, members) in enumerate(cluster.by_state.items()):
             at_ = f"{start + index * gap:.2f}%"
             if len(members) == 1:
-                dots.append(TimelineDot(at_, state, members[0].words))
+                dots.append(TimelineDot(at_, state, members[0].words, tone=members[0].tone))
                 continue
             within, said = cluster_words(members), cluster_state(state, members)
             # The state a label in brackets, not a capital mid-sentence (friction19a 5: "within a second, Answered").
             words = f"{within} ({said}): " + "; ".join(mark.words for mark in members)
             steps = tuple(mark.what or mark.words for mark in members)
-            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said))
+            tone = members[-1].tone  # the newest's: a merged dot's last node is the one a state can still change
+            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said, tone))
     return dots
 
 
@@ -307,8 +310,8 @@ def cluster_state(state: StateName, members: list[NodeMark]) -> str:
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     """The states the row's dots show, most urgent first, by name only: a count per state ("Done (8)") counted
     dots, a checkpoint's too, beside a duration line that counts answered steps (fourteenth review, item 4)."""
-    shown = {mark.state for mark in marks}
-    return [StateCount(state, _legend_label(state)) for state in states.ORDER if state in shown]
+    shown = {mark.state: mark.tone for mark in sorted(marks, key=lambda mark: mark.at)}  # the newest's tone
+    return [StateCount(state, _legend_label(state), shown[state]) for state in states.ORDER if state in shown]
 
 
 def _legend_label(state: StateName) -> str:

@@ -271,7 +271,9 @@ def test_the_connect_commands_show_whole_and_copy(sized_page, console_log, site,
     note = sized_page.locator("#password-note")
     expect(note).to_be_visible()
     expect(note).to_contain_text("The commands hold your database's password, so they are shown to admins.")
-    expect(note).to_contain_text("No admin account yet? Make one with manage.py createsuperuser")
+    expect(note).to_contain_text(
+        "No admin account yet? Make one: run python manage.py createsuperuser in the project folder."
+    )
     connect_card = sized_page.locator("section.connect")
     steps = connect_card.locator("#connect-steps > li")
     expect(steps).to_have_count(3)

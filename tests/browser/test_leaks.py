@@ -132,7 +132,7 @@ def test_the_console_is_clean_on_the_dashboard_and_admin_pages(page, console_log
     page.wait_for_load_state("networkidle")
     expect(page.locator("h1")).to_have_text(re.compile("search entry to view", re.I))
     page.goto(site + "/admin/")
-    expect(page.locator("body")).to_contain_text("Finished branch records")
+    expect(page.locator("body")).to_contain_text("Branch summaries")
     expect(page.locator("body")).to_contain_text("Search entries")
     screenshot(page, "admin-index-labels")
     console_log.assert_clean()

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from tests.browser import SCREENSHOTS_DIR, screenshot
-from tests.browser.layout import DESKTOP, PHONE, assert_fits, keep_screenshot, visit
+from tests.browser.layout import DESKTOP, PHONE, assert_fits, contrast, keep_screenshot, visit
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
 
@@ -152,6 +152,45 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     console_log.assert_clean()
 
 
+# Each text of the admin's bar and index with the colour it is read on: the nearest ancestor's with a background.
+INKS = """() => [...document.querySelectorAll(
+    '#site-name a.brand, #site-name a.brand span, #header .nav a, #user-tools .account-line, '
+    + '#content-main .module caption, #content-main .module th a, #content-main .module td a, '
+    + '#content-main .module .model-description')].filter((e) => e.offsetParent).map((e) => {
+    let ground = e, bg = 'rgba(0, 0, 0, 0)';
+    while (ground && (bg = getComputedStyle(ground).backgroundColor) === 'rgba(0, 0, 0, 0)') {
+        ground = ground.parentElement;
+    }
+    return [e.textContent.trim().slice(0, 30), getComputedStyle(e).color, bg, getComputedStyle(e).opacity];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_admin_index_is_readable_in_people_s_words_light_and_dark(page, console_log, site, scheme):
+    """The index names each table as a person would, with one line on what a row is, in sections (friction60a
+    17, 60b 11: internal table names, "Groups", "Recent actions: None available"); and every text of its bar and
+    lists reads at 4.5:1 or more, the brand and the first links too (in dark they were dimmer than the rest)."""
+    log_in_to_admin(page, site)
+    # Switched on the open page, as a system's theme switches, and read at once: a colour still fading from
+    # the other scheme's is what the reader saw dim.
+    page.emulate_media(color_scheme=scheme)
+    inks = page.evaluate(INKS)
+    assert len(inks) > 20, inks
+    for text, ink, ground, opacity in inks:
+        assert opacity == "1" and contrast(ink, ground) >= 4.5, (text, ink, ground, contrast(ink, ground))
+    captions = [c.strip() for c in page.locator("#content-main .module caption").all_text_contents()]
+    assert captions[:3] == ["Who can sign in", "Sessions and runs (read only)", "For developers (read only)"], captions
+    names = page.locator("#content-main .module th a").all_text_contents()
+    for name in ("Branch summaries", "Step notes", "Workflow copies", "Answer tokens", "Questions the agent went past"):
+        assert name in names, names
+    for old in ("Groups", "Outputs", "Pinned workflows", "Step attempts", "Finished branch records"):
+        assert old not in names, names
+    expect(page.locator("#runs-event-what")).to_have_text("The append-only history every table above is rebuilt from.")
+    expect(page.get_by_text("Recent actions")).to_have_count(0)
+    screenshot(page, f"admin-index-{scheme}-readable")
+    console_log.assert_clean()
+
+
 def test_the_harness_notices_a_csp_violation(page, console_log, site):
     console_log.allow_csp_violations()
     page.goto(site + "/admin/login/")
@@ -181,6 +220,13 @@ def test_the_admin_sign_in_page_shows_the_brand_whole_and_no_menu(page, console_
     assert card and box and card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"], (card, box)
     expect(page.get_by_role("navigation", name="Main")).to_have_count(0)
     assert page.locator("#header").evaluate("h => h.scrollWidth <= h.clientWidth")
+    # Which account it wants and where one comes from, and the way back (friction60a 17, 60b 11).
+    expect(page.locator("#login-what")).to_have_text(
+        "Sign in with an admin account. To make one, run python manage.py createsuperuser in the project folder."
+    )
+    back = page.get_by_role("link", name="Back to the dashboard")
+    expect(back).to_be_visible()
+    assert back.get_attribute("href") == "/"
     assert_fits(page)
     screenshot(page, f"admin-login-{size.name}")
     console_log.assert_clean()

@@ -75,11 +75,13 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
-    # Friction15 3, 16: the agent's move is a neutral panel, the line's edge on the surface, no red bar; its words
-    # say there is nothing to do now. Only the person's move takes the red edge (below).
-    line, surface = css_colour(sized_page, "--line"), css_colour(sized_page, "--surface")
+    # Friction15 3, 16: the agent's move is no alarm, the surface's fill, no red bar; its words say there is
+    # nothing to do now. Its edge is the agent's blue of its pill and "!" chip (friction60b 12: it was the grey
+    # line beside them). Only the person's move takes the red edge (below).
+    surface = css_colour(sized_page, "--surface")
     your_move = css_colour(sized_page, "--trouble")
-    assert (colour(panel, "borderLeftColor"), retrying_fill) == (line, surface) != (your_move, surface)
+    agents_edge = css_colour(sized_page, "--info")
+    assert (colour(panel, "borderLeftColor"), retrying_fill) == (agents_edge, surface) != (your_move, surface)
     # The progress strip's step where it is blocked: the agent's blue, marked "!", not red (friction15 3).
     step = sized_page.locator(".stepper .st-step.current .st-box")
     expect(step).to_have_count(1)
@@ -375,6 +377,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     stopped = blocked_review("MR-78")
     made.quiet(stopped.run_id)
     Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    retrying = blocked_review("MR-79")
     working = advance(start_workflow(made.PLAN, context={"sessionKey": "WORK-1"}), "Clarified the goal.")
 
     def edge(locator) -> str:
@@ -408,6 +411,38 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     dot = sized_page.locator(".stepper .st-step.current .gl-dot")
     assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
     assert colour(dot, "backgroundColor") == red
+    # ...and its dot and key in the timeline (friction60b 12: one refusal colour everywhere, states.tone).
+    timeline_dot, timeline_key = (
+        sized_page.locator(".tl-dot.dot-blocked").first,
+        sized_page.locator(".tl-key.dot-blocked"),
+    )
+    assert colour(timeline_dot, "fill") == colour(timeline_key, "backgroundColor") == red
+
+    # A refused step the agent retries by itself: the agent's blue on its pill's words, its "!" chip, its timeline
+    # dot and key and its panel's edge, here and on its step's page (friction60b 12: a red timeline dot and a grey
+    # panel beside the blue pill and chip).
+    visit(sized_page, f"{site}/runs/{retrying.run_id}/", "blocked-retrying-colours")
+    blue = css_colour(sized_page, "--info")
+    blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
+    expect(blocked_pill).to_have_text("Agent's move · Refused · retrying")
+    timeline_dot, timeline_key = (
+        sized_page.locator(".tl-dot.dot-blocked").first,
+        sized_page.locator(".tl-key.dot-blocked"),
+    )
+    assert (
+        colour(blocked_pill, "color")
+        == colour(sized_page.locator(".stepper .st-step.current .gl-dot"), "backgroundColor")
+        == colour(timeline_dot, "fill")
+        == colour(timeline_key, "backgroundColor")
+        == edge(sized_page.locator(".blocked-panel"))
+        == blue
+        != red
+    )
+    visit(sized_page, f"{site}/nodes/{retrying.node_id}/", "blocked-retrying-step-colours")
+    assert colour(sized_page.locator("#step-state"), "color") == edge(
+        sized_page.locator("#node-refusal .blocked-panel")
+    )
+    assert edge(sized_page.locator("#node-refusal .blocked-panel")) == blue
 
     # The agent at work: its banner stays the agent's blue.
     visit(sized_page, f"{site}/nodes/{node_id_of(working)}/", "working-step-colours")

@@ -22,18 +22,22 @@ def ours() -> list[tuple[Any, admin.ModelAdmin]]:
 
 def test_every_table_has_a_plural_a_person_would_write():
     names = {str(model._meta.verbose_name): str(model._meta.verbose_name_plural) for model, _ in ours()}
-    assert names["finished branch record"] == "finished branch records"
+    assert names["branch summary"] == "branch summaries"
     assert names["search entry"] == "search entries"
     assert names["API token"] == "API tokens"
     # No internal name a newcomer cannot place (friction7 item 14): "gaps", "observations", "syntheses", and
     # no database word in brackets after the plain one (friction12 13: "acknowledgements", "gaps").
     assert names["step answer"] == "step answers"
-    assert names["user input the agent skipped"] == "user inputs the agent skipped"
+    assert names["question the agent went past"] == "questions the agent went past"
     assert names["git commit worked on"] == "git commits worked on"
     # The dashboard's words (friction26b 19: "Nodes" and "Attempts" beside a dashboard that says "steps").
     assert names["step"] == "steps"
-    assert names["step attempt"] == "step attempts"
-    assert "node" not in names and "attempt" not in names
+    # friction60a 17: "Step attempts", "Outputs", "Pinned workflows" and "Finished branch records" named tables,
+    # not things a person had seen.
+    assert names["answer token"] == "answer tokens"
+    assert names["step note"] == "step notes" and names["workflow copy"] == "workflow copies"
+    for internal in ("node", "attempt", "step attempt", "output", "pinned workflow", "finished branch record"):
+        assert internal not in names, internal
     for singular, plural in names.items():
         assert not plural.endswith(("ys", "ss", "sis")), plural
         assert "(" not in plural and "position" not in plural, plural
@@ -51,11 +55,19 @@ def test_no_column_is_a_raw_field_name_or_said_twice():
 def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, service_catalog: Any) -> None:
     start_workflow("wr.routine-focused_plan", context={"sessionKey": "LABELS-1"})
     index = superuser_client.get("/admin/").content.decode()
-    for name in ("Finished branch records", "Search entries", "API tokens", "Step answers", "Git commits worked on"):
+    for name in ("Branch summaries", "Search entries", "API tokens", "Step answers", "Git commits worked on"):
         assert name in index
+    # In sections a person would look in, each table with one line on what a row is (friction60b 11), no
+    # "Groups" nor "Recent actions: None available".
+    for section in ("Who can sign in", "Sessions and runs (read only)", "For developers (read only)"):
+        assert f'class="section">{section}</a>' in index, section
+    assert index.index("Who can sign in") < index.index("Sessions and runs") < index.index("For developers")
+    assert '<p class="model-description" id="runs-event-what">The append-only history' in index
+    assert index.count('class="model-description"') == index.count('<th scope="row"')
+    assert ">Groups<" not in index and "Recent actions" not in index
     assert "acknowledgements" not in index and "(gaps)" not in index
     # Read-only tables say "View", the sign-in logs too (django-axes would offer "Change" on them: friction12 13);
-    # only who may sign in (users, groups) can be changed.
+    # only who may sign in (users) can be changed.
     logs = index.split("Admin sign-in attempts")[1].split("</table>")[0]
     assert logs.count(">View</a>") == 3 and "Change</a>" not in logs, logs
     attempts = superuser_client.get("/admin/axes/accesslog/").content.decode()

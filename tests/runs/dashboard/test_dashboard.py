@@ -125,7 +125,16 @@ def test_nobody_else_gets_the_password(client, django_user_model):
     assert connect_steps(signed_out) == ["Sign in to", "Copy the command", "Ask the agent"]
     # What the password protects is said where it is asked for (friction24a 21).
     assert "The commands hold your database's password, so they are shown to admins." in signed_out
-    assert "No admin account yet? Make one with <code>manage.py createsuperuser</code>" in signed_out
+    # Where to run the command, and where the working lines are printed whichever way the dashboard was started
+    # (friction60b 11, 60a 17: "manage.py createsuperuser" said nowhere to run it; "the terminal that ran make run").
+    assert (
+        "No admin account yet? Make one: run <code>python manage.py createsuperuser</code> in the project folder."
+    ) in signed_out
+    assert (
+        "the terminal where the dashboard started: <code>make run</code>, <code>manage.py dashboard</code> and"
+        " <code>workrail-py dashboard</code> print them there."
+    ) in signed_out
+    assert "that ran <code>make run</code>" not in signed_out
     assert "move the database address into <code>database_url</code>" in signed_out
     preview = signed_out.index("<summary>Preview (password masked)</summary>")
     assert signed_out.index(sign_in) < preview < signed_out.index('id="connect-claude"')

@@ -196,8 +196,12 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     fold = resume.split('<details class="resume-message if-stopped-fold fold-quiet" id="resume-message">')[1]
     assert fold.lstrip().startswith('<summary id="resume-what"><span id="resume-here-title">Resume here</span>')
     assert "</span> · only if the agent stopped</summary>" in fold
-    # Inside, when the move turns the person's, then the message (friction25a 4, 25b 2).
-    assert fold.index("</summary>") < fold.index("It becomes your move <time") < fold.index("copy-button")
+    # Inside, the message; when the move turns the person's is said in the refusal's panel, as on the run page,
+    # once (friction60b 12: it was only inside this closed fold).
+    assert fold.index("</summary>") < fold.index("copy-button") and "It becomes your move" not in fold
+    refusal = node.split('id="node-refusal"')[1].split("</section>")[0]
+    assert '<p class="small muted turns-line" id="turns-1">It becomes your move <time' in refusal
+    assert node.count("It becomes your move <time") == 1
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
     assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal

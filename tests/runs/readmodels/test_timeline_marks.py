@@ -7,9 +7,11 @@ import re
 from datetime import UTC, timedelta
 
 import pytest
+from django.db.models import F
 
-from runs.models import Node, Output, Run
+from runs.models import Ack, Node, Output, Run
 from runs.readmodels import overview, timeline_marks
+from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +61,17 @@ def test_an_answered_steps_dot_stands_when_it_was_answered_as_the_steps_list_say
     assert answered.words.endswith(f"{second.created_at.astimezone(UTC):%H:%M:%S} UTC")
     # The step not answered yet stands when it was reached.
     assert pending.kind == "unanswered" and pending.at == second.created_at
+
+
+def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_red_once_yours(service_catalog):
+    """friction60b 12: the timeline drew a refused step red beside the blue "Agent's move · Refused · retrying"
+    pill and the blue "!" chip; its tone is the pill's (states.tone, attention.move_of_blocked)."""
+    retrying, stopped = blocked_review("MR-90"), blocked_review("MR-91")
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(hours=2))
+    trees = [
+        *overview.session_trees(retrying.session_id).values(),
+        *overview.session_trees(stopped.session_id).values(),
+    ]
+    found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
+    assert [(mark.state, mark.tone) for mark in found[retrying.run_id]] == [("done", "nobody"), ("blocked", "agents")]
+    assert found[stopped.run_id][-1].tone == "trouble"
