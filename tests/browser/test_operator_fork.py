@@ -175,19 +175,32 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
             expect(page.locator("body")).not_to_contain_text("Agent working on")
             assert_fits(page)
+            # The replaced branch, whose agent may still be working, is dashed in the your-move amber, on the drawing
+            # and the phone's list alike, not in the grey "no agent works on that branch any more" (friction60b 3),
+            # nor filled amber as "paused" (friction60a 3); the key draws it so at both sizes, with its meaning.
+            amber = page.evaluate(
+                "(c) => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);"
+                " const rgb = getComputedStyle(e).color; e.remove(); return rgb; }",
+                page.evaluate("getComputedStyle(document.body).getPropertyValue('--your-move')").strip(),
+            )
             if size == PHONE:
-                # The phone list marks the replaced branch's step as the drawing does, grey and dashed, not in the
-                # amber of "paused" (friction60a 3).
                 page.locator(".gl-branch:not(.shown) .gl-fold > summary").first.click()
                 mark = page.locator(".gl-step .gl-dot.dot-superseded").first
-                left_behind_grey = page.evaluate("getComputedStyle(document.body).getPropertyValue('--muted')")
                 look = mark.evaluate("d => [getComputedStyle(d).borderTopStyle, getComputedStyle(d).borderTopColor]")
-                probe = page.evaluate(
-                    "(c) => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);"
-                    " const rgb = getComputedStyle(e).color; e.remove(); return rgb; }",
-                    left_behind_grey.strip(),
+                assert look == ["dashed", amber], look
+                page.locator("#graph-help > summary").click()
+                keyed = page.locator("#graph-help li.listed[data-key='state-superseded']")
+                expect(keyed).to_have_text(
+                    "Replaced: a newer branch replaced it; its agent may still be working: tell it in its chat to stop"
                 )
-                assert look == ["dashed", probe], (look, probe)
+                expect(keyed.locator("svg.swatch rect.card.state-superseded")).to_be_visible()
+                page.locator("#graph-help > summary").click()
+            else:
+                card = page.locator("svg.run-graph rect.card.state-superseded")
+                look = card.evaluate("c => [getComputedStyle(c).stroke, getComputedStyle(c).strokeDasharray]")
+                assert look[0] == amber and look[1] not in ("none", ""), look
+                swatch = page.locator(".state-legend li", has_text="replaced").locator("rect.card")
+                assert swatch.evaluate("c => getComputedStyle(c).stroke") == amber
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
 
@@ -211,6 +224,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         expect(page.locator(".fork-note")).to_contain_text(REASON)
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
+        # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
+        # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).
+        old_prepare = page.locator(f'svg.run-graph a.graph-node[data-node-id="{root_node}"] rect.card').bounding_box()
+        redo = page.locator(f'svg.run-graph a.graph-node[data-node-id="{new_node}"] rect.card').bounding_box()
+        assert old_prepare and redo and abs(old_prepare["y"] - redo["y"]) < 1 and redo["x"] > old_prepare["x"]
+        expect(page.locator("svg.run-graph")).not_to_contain_text("Branches 1-2")
+        expect(page.locator("svg.run-graph .start-edge")).to_have_count(2)
         screenshot(page, "operator-fork-run")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")
