@@ -9,7 +9,7 @@ from branch 1". The drawing shows the step it branched after; the step's page sa
 
 Read from the graph as the page tells it (graph_story.told): a branch's first card is the step it answered again
 (its `again` card), the card it grew from is the last step both branches share; a branch started by hand waits at
-its parent's step; a branch a checkpoint started grows from its step.
+the step of the node it was started from (drawn beside it); a branch a checkpoint started grows from its step.
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ def of_first(story: graph_story.Told, first: GraphNode) -> ForkPoint:
     fork = story.grew_from(first)
     source = fork.lane + 1 if fork is not None else None
     if first.via == "fork":
-        return ForkPoint("by_hand", step_named(fork if fork is not None else first), source)
+        # Drawn beside the step it redoes (graph_story), it was started from that step's node: that branch's.
+        redone = story.redone(first) or fork
+        return ForkPoint("by_hand", step_named(redone or first), redone.lane + 1 if redone is not None else None)
     if first.node_id in story.again:
         return ForkPoint("again", step_named(first), source)
     return ForkPoint("checkpoint", step_named(fork if fork is not None else first), source)

@@ -258,7 +258,7 @@ class LegendEntry:
         """How the key draws the mark, as a small copy of what the drawing draws (friction22a B8, friction22b A5:
         its entries drawn as pills read as filters, and two fills were missing): "card" (a card's fill and
         outline, `card_classes`), "diamond" (a checkpoint), "badge" (a step redone), "line" (the branch viewed),
-        "lane" (a branch's name), "loop" (a loop's round)."""
+        "lane" (a branch's name), "loop" (a loop's round), "skip" (a skipped step's dashed placeholder)."""
         return SWATCHES.get(self.key, "card")
 
     @property
@@ -303,7 +303,15 @@ DRAWN_AS_ANSWERED = frozenset({"done"})
 
 # The legend's swatch of each mark that is not a card (LegendEntry.swatch), and the drawing's classes of the cards
 # whose swatch is one where its key alone is not them (an aside step is an answered one, dashed).
-SWATCHES = {"checkpoint-mark": "diamond", "again": "badge", "on-branch": "line", "lane": "lane", "loop": "loop"}
+SWATCHES = {
+    "checkpoint-mark": "diamond",
+    "again": "badge",
+    "on-branch": "line",
+    "lane": "lane",
+    "loop": "loop",
+    "skipped": "skip",
+    "not-run": "skip",
+}
 CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreached": "key-unreached"}
 
 # One rule for the screen's cards (friction24a 5, 24b 11: "Left behind" and "no agent on it" were two swatches of one
@@ -320,7 +328,8 @@ LEGEND_WORDS = {
     # "not answered", not "not reached" (friction27b 4): a branch left behind's last card is grey, a step it
     # reached and never answered.
     "unreached": "grey fill: not answered",
-    "aside": "dashed border: no agent works on that branch any more",
+    # Grey: a replaced branch, whose agent may still work, is dashed in the your-move amber (friction60b 3).
+    "aside": "grey dashed border: no agent works on that branch any more",
     "on-branch": "blue fill: the branch you are viewing (its steps are listed below)",
     "other": "hollow: a step of another branch (open its last step to view that branch)",
     "lane": "stands at branch N's first step of its own",
@@ -328,6 +337,10 @@ LEGEND_WORDS = {
     "checkpoint-mark": "a checkpoint the agent saved during that step (open it for its notes, or to resume from it)",
     "by-hand": "dotted border: a branch a person started by hand",
     "again": f"the branch's first step, {AGAIN_PHRASE} (the steps above it are shared)",
+    # The dashed placeholder between two cards (skipped_pill), said what it means once (friction r60: "step 3
+    # skipped" on a card was unexplained); the step's own condition is in its tooltip and the steps list.
+    "skipped": "“step N skipped”: a step the workflow's condition skipped on that branch",
+    "not-run": "“step N not run”: a loop the workflow's condition ran no round of",
     "complete": "complete",
     "blocked": "refused: the agent must send its step's answer again",
     "loop": "the n-th time round a loop",
@@ -348,7 +361,9 @@ SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset({"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark"})
+IN_SIGHT = frozenset(
+    {"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped", "not-run"}
+)
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
 KEY_NAMES = {
     "answered": "answered",
@@ -359,7 +374,11 @@ KEY_NAMES = {
     "by-hand": "started by hand",
     "again": AGAIN_WORDS,  # its swatch is the badge, "↺"
     "checkpoint-mark": CHECKPOINT_MARK,
+    "skipped": "skipped by the workflow's condition",
+    "not-run": "loop not run",
 }
+# The legend's key of a step passed over (skipped_steps.SkippedStep.how): its placeholder's words say which.
+SKIP_KEYS = {"skipped": "skipped", "not run": "not-run"}
 
 
 def state_legend(graph: RunGraph, state: str) -> str:
@@ -377,12 +396,14 @@ def legend(
     checkpoints: bool = False,
     again: Iterable[str] = (),
     screen: bool = False,
+    skipped: Iterable[str] = (),
 ) -> list[LegendEntry]:
     """The marks a drawing of `graph` holds, in the order a legend lists them: only those that occur (the
     branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
     `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py); `again`:
     the cards tagged "answered again" (graph_story.Told.again); `screen`: for_screen's drawing, which tags no
-    node "newest" or "current" (the paper does)."""
+    node "newest" or "current" (the paper does); `skipped`: the keys (SKIP_KEYS) of the placeholders drawn for the
+    steps passed over."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     worked = worked_nodes({node.node_id: node for node in graph.nodes}, states) if screen and states else None
     tips = set(states or {})
@@ -403,6 +424,8 @@ def legend(
         "checkpoint-mark": checkpoints,
         "by-hand": any(node.via == "fork" for node in graph.nodes),
         "again": bool(set(again) & {node.node_id for node in graph.nodes}),
+        "skipped": "skipped" in set(skipped),
+        "not-run": "not-run" in set(skipped),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
@@ -836,6 +859,11 @@ class Skipped:
     short: str
     words: str
     title: str = ""  # the step's title (the phone's list names it on its row)
+    how: str = "skipped"  # "skipped" or "not run" (skipped_steps.SkippedStep.how): its legend entry (SKIP_KEYS)
+
+    @property
+    def key(self) -> str:
+        return SKIP_KEYS.get(self.how, "skipped")
 
 
 SKIPPED_H = 18

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from runs.contract.dashboard import GraphNode, RunDetail, StateName
+from runs.contract.dashboard import GraphNode, RunDetail, RunGraph, StateName
 from runs.readmodels import (
     attention,
     branches,
@@ -62,6 +62,7 @@ class StepRow:
     # A step the branch passed over (skipped_steps.py), where it would stand: a row of its own, a hollow dashed dot,
     # as the drawing's dashed placeholder (friction16b 6); `title` its step's, `words` "step 3 skipped".
     skipped: bool = False
+    skip_key: str = ""  # a skipped row's legend entry (graph_drawing.SKIP_KEYS): "skipped", "not-run"
 
     @property
     def tone(self) -> states.Tone:
@@ -109,20 +110,33 @@ class BranchSection:
     @property
     def marks(self) -> frozenset[str]:
         """The drawing's fills and border (graph_drawing.LEGEND_WORDS keys) its rows' step marks draw, each a card
-        in small (dashboard.css): a fill by the row's state, the border dashed on a branch no agent works on. A
-        state of its own colour (Stalled, Blocked...) is said in words by the branch's heading, not keyed here."""
+        in small (dashboard.css): a fill by the row's state, the border dashed on a branch no agent works on, a branch
+        state's card where the row's mark draws it alike (LISTED_FILLS). A state the mark draws otherwise (Stalled's
+        dashed card, Blocked's "!") is said in words by the branch's heading, not keyed here."""
         drawn = {LISTED_FILLS[row.state] for row in self.box_rows if not row.skipped and row.state in LISTED_FILLS}
+        drawn |= {row.skip_key for row in self.box_rows if row.skipped}
         if self.aside and any(not row.skipped for row in self.box_rows):
             drawn.add("aside")
         return frozenset(drawn)
 
 
+# The graph card's heading by what it shows (dashboard.css switches the two at the width where the list stands in for
+# the drawing): the drawing's name where it is drawn, "Branches" over the phone's list of branches (friction60b 9:
+# "Branch graph" over a list, not a graph).
+HEADINGS = {"drawn": "Branch graph", "listed": "Branches"}
+
+
 # The phone list's step marks filled as the drawing's cards are (dashboard.css), by the row's state: a legend key each.
+# A branch state whose card the list's mark draws alike (a replaced branch's amber dashed, a paused or waiting one's
+# amber) is keyed by its state's entry, its swatch shown (friction60a 3: the list's key must show the marks it draws).
 LISTED_FILLS: dict[StateName, str] = {
     "done": "answered",
     "running": "pending",
     "left_behind": "unreached",
     "canceled": "unreached",
+    "superseded": "state-superseded",
+    "paused": "state-paused",
+    "needs_you": "state-waiting",
 }
 
 
@@ -250,7 +264,8 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     def skipped(card: str) -> tuple[graph_drawing.Skipped, ...]:
         # The steps passed over on the way into a card's node (an answered-again card's: its node's).
         return tuple(
-            graph_drawing.Skipped(step.short, step.words, step.title) for step in passed.get(story.stored(card), [])
+            graph_drawing.Skipped(step.short, step.words, step.title, step.how)
+            for step in passed.get(story.stored(card), [])
         )
 
     return GraphPage(
@@ -273,11 +288,27 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             checkpoints=bool(story.checkpoints),
             again=story.again,
             screen=True,
+            skipped=[] if stepper else drawn_skips(detail.graph, detail.branch_tip, skipped),
         ),
         sections=branch_sections(detail, run_url, href, states, story, checkpoint_hrefs, skipped),
         stepper=stepper,
         upcoming=upcoming(detail) if stepper else [],
     )
+
+
+def drawn_skips(
+    graph: RunGraph, shown: str | None, skipped: Callable[[str], tuple[graph_drawing.Skipped, ...]]
+) -> set[str]:
+    """The legend keys of the skipped-step placeholders the drawing holds: on the line into a card drawn from a card
+    drawn (graph_drawing._draw), not in a stretch it collapses."""
+    drawn = {column.first for column in graph_drawing.screen_columns(graph, shown=shown) if not column.is_gap}
+    depth = {node.node_id: node.depth for node in graph.nodes}
+    return {
+        step.key
+        for node in graph.nodes
+        if node.parent_id in depth and node.depth in drawn and depth[node.parent_id] in drawn
+        for step in skipped(node.node_id)
+    }
 
 
 # A panel a person may act on (AttentionPanel.kind) says more than the branch's status: it wins.
@@ -500,6 +531,7 @@ def _skipped_row(step: graph_drawing.Skipped) -> StepRow:
         href="",
         is_tip=False,
         skipped=True,
+        skip_key=step.key,
     )
 
 

@@ -11,8 +11,12 @@ as its own ("Redone after a rewind"). So here, before anything is drawn:
   step it answers, at that node's depth, in the new branch's lane), and the branch grows from the node
   before it: the last step both branches share (none when the rewind went back to the run's first step;
   the branch then starts beside the first card, at the start);
-- a branch started by hand (an operator fork) waits at its parent's step: its first card already names that
-  step, and it grows from that node, as stored;
+- a branch started by hand (an operator fork) is stored as a child of the node whose step it redoes, and waits
+  at that step: drawn as that node's child, it stood under the step it redoes, as if both branches shared it
+  (friction r60: "Branches 1-2" on the step branch 2 redoes). So it is drawn as an agent's redo is: beside the
+  step it redoes (`redoes`), at that step's row, growing from the step before it (from the start, for the run's
+  first step), and whatever grew from it a row up; a fork that continues its parent's branch (started from a
+  branch's last node) stays as stored;
 - a checkpoint is a mark on the card of the step it was saved at (`checkpoints`), not a card of its own: its
   node waits at the same step, so drawn as a card it read as the step twice. Its node stays reachable (the
   mark links its page: it can be resumed from), and whatever grew from it grows from that card. A checkpoint
@@ -37,6 +41,7 @@ class Told:
     again: dict[str, str]  # an answered-again card's id -> the node whose step it answers again
     checkpoints: dict[str, list[GraphNode]] = field(default_factory=dict)  # a card -> checkpoints saved at it
     card_of: dict[str, str] = field(default_factory=dict)  # a folded checkpoint's node -> the card it marks
+    redoes: dict[str, str] = field(default_factory=dict)  # a branch's first card started by hand -> the card it redoes
 
     def stored(self, card_id: str) -> str:
         """The node of the store a card shows (its page): itself, or the one it answers again."""
@@ -58,24 +63,43 @@ class Told:
             return None
         return next((node for node in self.graph.nodes if node.node_id == first.parent_id), None)
 
+    def redone(self, first: GraphNode) -> GraphNode | None:
+        """The card of the step a branch started by hand redoes (its stored parent), beside which it is drawn."""
+        card = self.redoes.get(first.node_id)
+        return next((node for node in self.graph.nodes if node.node_id == card), None) if card else None
+
 
 def told(graph: RunGraph) -> Told:
-    """`graph` with its checkpoints as marks on their steps' cards, and each step answered again after a
-    rewind drawn on the branch that answered it."""
+    """`graph` with its checkpoints as marks on their steps' cards, each step answered again after a rewind drawn
+    on the branch that answered it, and each branch started by hand beside the step it redoes."""
     graph, checkpoints, card_of = _fold_checkpoints(graph)
     by_id = {node.node_id: node for node in graph.nodes}
     again: dict[str, str] = {}
+    redoes: dict[str, str] = {}
+    placed: dict[str, GraphNode] = {}  # each node's card as told, by id (parents come before their children)
+    up: dict[str, int] = {}  # how many rows a node's card moves up: the branches started by hand above it
     nodes: list[GraphNode] = []
     for node in graph.nodes:
         parent = by_id.get(node.parent_id) if node.parent_id is not None else None
-        if parent is None or node.via != "step" or node.lane == parent.lane:
-            nodes.append(node)
+        drawn = placed.get(node.parent_id) if node.parent_id is not None else None
+        if parent is None or drawn is None or node.lane == parent.lane or node.via not in ("step", "fork"):
+            rows = up.get(node.parent_id, 0) if node.parent_id is not None else 0
+            up[node.node_id] = rows
+            placed[node.node_id] = node.model_copy(update={"depth": node.depth - rows}) if rows else node
+            nodes.append(placed[node.node_id])
+            continue
+        if node.via == "fork":
+            # Started by hand at `parent`'s step: beside it, from the card before it, at its row.
+            redoes[node.node_id] = parent.node_id
+            up[node.node_id] = node.depth - drawn.depth
+            placed[node.node_id] = node.model_copy(update={"parent_id": drawn.parent_id, "depth": drawn.depth})
+            nodes.append(placed[node.node_id])
             continue
         # A fork made by answering `parent`'s step again: that answer is this branch's first card.
         card_id = f"{parent.node_id}{AGAIN_SEPARATOR}{node.node_id}"
         again[card_id] = parent.node_id
         nodes.append(
-            parent.model_copy(
+            drawn.model_copy(
                 update={
                     "node_id": card_id,
                     "lane": node.lane,
@@ -87,9 +111,14 @@ def told(graph: RunGraph) -> Told:
                 }
             )
         )
-        nodes.append(node.model_copy(update={"parent_id": card_id}))
+        up[node.node_id] = up.get(parent.node_id, 0)
+        placed[node.node_id] = node.model_copy(update={"parent_id": card_id, "depth": node.depth - up[node.node_id]})
+        nodes.append(placed[node.node_id])
     edges = [GraphEdge(source=n.parent_id, target=n.node_id) for n in nodes if n.parent_id is not None]
-    return Told(graph.model_copy(update={"nodes": nodes, "edges": edges}), again, checkpoints, card_of)
+    depth = max((node.depth for node in nodes), default=0)
+    return Told(
+        graph.model_copy(update={"nodes": nodes, "edges": edges, "depth": depth}), again, checkpoints, card_of, redoes
+    )
 
 
 def _fold_checkpoints(graph: RunGraph) -> tuple[RunGraph, dict[str, list[GraphNode]], dict[str, str]]:

@@ -610,16 +610,20 @@ def branches_through(tree: branches.RunBranches, pk: int) -> list[int]:
 
 
 def _redone_from(tree: branches.RunBranches, pk: int) -> set[int]:
-    """The first nodes of the branches that grew from node `pk` by answering its step again after a rewind. The
-    graph draws that answer as the branch's own card (graph_story.told: a child made by a step, in another lane),
-    so `pk`'s card is not on those branches, nor on any that grew from them later."""
+    """The first nodes of the branches that grew from node `pk` by doing its step again: answered again after a
+    rewind, or started by hand from it. The graph draws either beside `pk`'s card, as the branch's own
+    (graph_story.told: a child in another lane, made by a step or by a fork), so `pk`'s card is not on those
+    branches, nor on any that grew from them later."""
     return {
         b.nodes[0]
         for b in tree.branches
         if b.forked_from == pk
         and b.nodes
         and b.nodes[0] in tree.nodes
-        and _made_by(tree, tree.nodes[b.nodes[0]], tree.made_by_checkpoint) == "step"
+        and (
+            b.nodes[0] in tree.started_by_hand
+            or _made_by(tree, tree.nodes[b.nodes[0]], tree.made_by_checkpoint) == "step"
+        )
     }
 
 
@@ -644,8 +648,6 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
     after it. A branch that answered this step again has its own copy of it, as the graph draws it (r59: the
     graph's "Branches 1-2" beside the card, the page's "On branches 1, 2 and 3"): it is named apart, as having
     redone the step, not as one the step is on."""
-    redone = _redone_from(tree, pk)
-    redid = [b.number for b in tree.branches if b.forked_from == pk and b.nodes and b.nodes[0] in redone]
     on = _on(tree, pk, through)
     if not on:
         return ""
@@ -653,6 +655,12 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
     # ("Redo on branch 2", redos_apart), not here as well.
     by_hand = [
         b.number for b in tree.branches if b.forked_from == pk and b.nodes[:1] and b.nodes[0] in tree.started_by_hand
+    ]
+    redone = _redone_from(tree, pk)
+    redid = [
+        b.number
+        for b in tree.branches
+        if b.forked_from == pk and b.nodes and b.nodes[0] in redone and b.number not in by_hand
     ]
     here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid + by_hand]
     listed = _and(on)

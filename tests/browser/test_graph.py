@@ -336,6 +336,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     forked = two_runs_one_forked_twice()
     sized_page.goto(f"{site}/runs/{forked.review_run}/")
     drawing, listed = sized_page.locator(".graph-frame"), sized_page.locator(".graph-list")
+    # The heading names what is shown (friction60b 9): "Branch graph" over the drawing, "Branches" over the list.
+    heading = sized_page.get_by_role("heading", level=3, name=re.compile("^Branch"))
+    expect(heading).to_have_text("Branches" if viewport.name == "phone" else "Branch graph", use_inner_text=True)
+    expect(heading).to_have_accessible_name("Branches" if viewport.name == "phone" else "Branch graph")
     if viewport.name == "phone":
         # The drawing would shrink its text to 8 px: a section per branch instead, each step a row.
         expect(drawing).to_be_hidden()
@@ -385,7 +389,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
                 "green fill: answered",
                 "blue fill: current, the step the agent works on",
                 "grey fill: not answered",
-                "dashed border: no agent works on that branch any more",
+                "grey dashed border: no agent works on that branch any more",
+                "“step N skipped”: a step the workflow's condition skipped on that branch",
             ]
         )
         for swatch in key.locator("svg.swatch").all():
@@ -527,16 +532,24 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # Friction24a 5, 24b 11: one rule, each meaning once: the border dashed where no agent works on the branch any
     # more, the fill the step's state; every name lower-case (friction24a 18).
     expect(key.locator("li")).to_have_text(
-        ["answered", "current", "not answered", "no agent works on that branch any more", "checkpoint", "↺ redone"]
+        [
+            "answered",
+            "current",
+            "not answered",
+            "no agent works on that branch any more",
+            "checkpoint",
+            "↺ redone",
+            "skipped by the workflow's condition",  # "step 3 skipped" said once (friction r60)
+        ]
     )
     expect(key.locator(".badge, .state-key, .tag-key")).to_have_count(0)
-    expect(key.locator("li svg.swatch")).to_have_count(6)
+    expect(key.locator("li svg.swatch")).to_have_count(7)
     expect(key.locator("li", has_text="redone").locator("svg.swatch circle.again-dot")).to_have_count(1)
     expect(key.locator("li", has_text="checkpoint").locator("svg.swatch path.checkpoint-flag")).to_have_count(1)
     # Friction15a 6: one meaning of "left behind", true of every branch left behind (here branch 1 is the one
     # the agent works on, and 2 and 3, which it redid, are set aside).
     expect(key.locator("li", has_text="no agent works")).to_have_attribute(
-        "title", "dashed border: no agent works on that branch any more"
+        "title", "grey dashed border: no agent works on that branch any more"
     )
     expect(key).not_to_contain_text("Left behind")  # the dashed border says it, once
     if viewport.name == "desktop":
@@ -570,7 +583,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         # The branch viewed has no heavier outline of its own (friction22a B8: a dashed card with a dark outline
         # read as a third mark): its cards are drawn as any card of their state; its line and "viewing" say it.
         viewed = graph.locator("rect.card.on-branch.answered").first
-        other = graph.locator("rect.card.answered:not(.on-branch)").first
+        # (compared with the key's "answered" swatch: the other branches' own cards here are aside, grey-edged)
+        other = key.locator("li", has_text=re.compile(r"^\s*answered")).locator("svg.swatch rect.card")
         for prop in ("stroke", "strokeWidth"):
             js = f"c => getComputedStyle(c).{prop}"
             assert viewed.evaluate(js) == other.evaluate(js), prop
@@ -586,7 +600,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     # the phone's list alike (friction25b 4: the list's marks are the cards in small).
     said = help_box.locator("li:visible").all_inner_texts()
     assert sum("no agent works" in line for line in said) == 1, said
-    expect(help_box.locator("li", has_text="dashed border: no agent works on that branch any more")).to_be_visible()
+    expect(
+        help_box.locator("li", has_text="grey dashed border: no agent works on that branch any more")
+    ).to_be_visible()
     assert not any(help_box.locator("li strong").nth(i).is_visible() for i in range(2))
     # Friction15a 7: one legend in sight at a time: the explained one replaces the one-line key while open.
     expect(key).to_be_hidden()
@@ -613,12 +629,14 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             "pending",
             "unreached",
             "aside",
+            "skipped",
         ]
         marks_of = {
             "answered": ".gl-step:not(.skipped) .gl-dot.dot-done",
             "pending": ".gl-step .gl-dot.dot-running",
             "unreached": ".gl-step .gl-dot:is(.dot-left_behind, .dot-canceled)",
             "aside": ".gl-branch.aside .gl-step:not(.skipped) .gl-dot",
+            "skipped": ".gl-step.skipped .gl-dot.dot-skipped",
         }
         for entry in shown_keys.all():
             key = entry.get_attribute("data-key") or ""

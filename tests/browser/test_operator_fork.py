@@ -180,19 +180,32 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             steps = page.locator("section[aria-labelledby=steps-title]")
             expect(steps.locator(".card-head")).to_contain_text("0 steps answered")
             expect(steps.locator("#steps-none")).to_have_text("Prepare · step 1 of 5 waits for an agent.")
+            # The replaced branch, whose agent may still be working, is dashed in the your-move amber, on the drawing
+            # and the phone's list alike, not in the grey "no agent works on that branch any more" (friction60b 3),
+            # nor filled amber as "paused" (friction60a 3); the key draws it so at both sizes, with its meaning.
+            amber = page.evaluate(
+                "(c) => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);"
+                " const rgb = getComputedStyle(e).color; e.remove(); return rgb; }",
+                page.evaluate("getComputedStyle(document.body).getPropertyValue('--your-move')").strip(),
+            )
             if size == PHONE:
-                # The phone list marks the replaced branch's step as the drawing does, grey and dashed, not in the
-                # amber of "paused" (friction60a 3).
                 page.locator(".gl-branch:not(.shown) .gl-fold > summary").first.click()
                 mark = page.locator(".gl-step .gl-dot.dot-superseded").first
-                left_behind_grey = page.evaluate("getComputedStyle(document.body).getPropertyValue('--muted')")
                 look = mark.evaluate("d => [getComputedStyle(d).borderTopStyle, getComputedStyle(d).borderTopColor]")
-                probe = page.evaluate(
-                    "(c) => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);"
-                    " const rgb = getComputedStyle(e).color; e.remove(); return rgb; }",
-                    left_behind_grey.strip(),
+                assert look == ["dashed", amber], look
+                page.locator("#graph-help > summary").click()
+                keyed = page.locator("#graph-help li.listed[data-key='state-superseded']")
+                expect(keyed).to_have_text(
+                    "Replaced: a newer branch replaced it; its agent may still be working: tell it in its chat to stop"
                 )
-                assert look == ["dashed", probe], (look, probe)
+                expect(keyed.locator("svg.swatch rect.card.state-superseded")).to_be_visible()
+                page.locator("#graph-help > summary").click()
+            else:
+                card = page.locator("svg.run-graph rect.card.state-superseded")
+                look = card.evaluate("c => [getComputedStyle(c).stroke, getComputedStyle(c).strokeDasharray]")
+                assert look[0] == amber and look[1] not in ("none", ""), look
+                swatch = page.locator(".state-legend li", has_text="replaced").locator("rect.card")
+                assert swatch.evaluate("c => getComputedStyle(c).stroke") == amber
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
 
@@ -224,6 +237,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(replaced.locator(".badge")).to_have_text("Your move · Replaced")
         expect(replaced).to_contain_text("Branch 1")
         expect(page.locator("#run-status #run-also")).to_have_text("+ tell branch 1's agent to stop")
+        # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
+        # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).
+        old_prepare = page.locator(f'svg.run-graph a.graph-node[data-node-id="{root_node}"] rect.card').bounding_box()
+        redo = page.locator(f'svg.run-graph a.graph-node[data-node-id="{new_node}"] rect.card').bounding_box()
+        assert old_prepare and redo and abs(old_prepare["y"] - redo["y"]) < 1 and redo["x"] > old_prepare["x"]
+        expect(page.locator("svg.run-graph")).not_to_contain_text("Branches 1-2")
+        expect(page.locator("svg.run-graph .start-edge")).to_have_count(2)
         screenshot(page, "operator-fork-run")
         page.goto(f"{site}/sessions/")
         row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-running"))
@@ -237,7 +257,10 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#branches-title + p + ol > li")).to_have_count(1)
         expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
         expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
-        expect(page.locator("#node-branch-title")).to_have_text("On branches 1 and 2")
+        # Drawn beside this step, not under it, branch 2 does not pass through this step's card: the page says so
+        # as the graph draws it (r61: "On branches 1 and 2" beside a graph of branch 2 growing from the start).
+        expect(page.locator("#node-branch-title")).to_have_text("On branch 1")
+        expect(page.locator("body")).not_to_contain_text("along several branches")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")
         console_log.assert_clean()

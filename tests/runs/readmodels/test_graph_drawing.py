@@ -388,7 +388,7 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "answered": "green fill: answered",
         "pending": "blue fill: current, the step the agent works on",
         "unreached": "grey fill: not answered",
-        "aside": "dashed border: no agent works on that branch any more",
+        "aside": "grey dashed border: no agent works on that branch any more",
         "again": "the branch's first step, redone after branching (the steps above it are shared)",
     }
     every = graph_drawing.legend(rewound, shown="4", states=states, again={"4"}, screen=True)

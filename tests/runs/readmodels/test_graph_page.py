@@ -338,4 +338,8 @@ def test_the_phone_key_says_only_the_marks_its_list_draws(service_catalog):
     sample = two_runs_one_forked_twice()
     forked = graph_page(run_detail(sample.review_run), "/r/", "/n/NODE/")
     listed = [row.entry.key for row in forked.key_rows if row.kind == "listed"]
-    assert listed == ["answered", "pending", "unreached", "aside"]
+    # Branch 3's list holds a "step 3 skipped" row: its key says what that means too (friction r60).
+    assert listed == ["answered", "pending", "unreached", "aside", "skipped"]
+    skipped = next(row.entry for row in forked.key_rows if row.entry.key == "skipped")
+    assert skipped.words == "“step N skipped”: a step the workflow's condition skipped on that branch"
+    assert skipped.in_sight and skipped.name == "skipped by the workflow's condition"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from runs.contract.dashboard import GraphNode, RunGraph
-from runs.readmodels import branches, graph, graph_story
+from runs.readmodels import branches, graph, graph_drawing, graph_story
 
 AT = datetime(2026, 11, 29, 11, 39, tzinfo=UTC)
 Via = Literal["start", "step", "checkpoint", "fork"]
@@ -93,16 +93,42 @@ def test_a_rewind_to_the_first_step_starts_its_branch_at_the_start():
     assert first.parent_id is None and first.depth == 0 and told.grew_from(first) is None
 
 
-def test_a_branch_started_by_hand_or_a_checkpoint_grows_from_its_node_as_stored():
-    # An operator fork waits at its parent's step: its first card names that step already.
+def test_a_branch_started_by_hand_is_drawn_beside_the_step_it_redoes_as_an_agents_redo_is():
+    # An operator fork is stored as a child of the node whose step it redoes (2, Review), waiting at that step.
+    # Drawn under it, "Review" read as a step both branches share (friction r60: "Branches 1-2" on the step branch
+    # 2 redoes): it stands beside it instead, from the step before (Triage), and what grew from it a row up.
     tree: list[tuple[int, int | None, str, Via]] = [
         (1, None, "Triage", "start"),
         (2, 1, "Review", "step"),
         (3, 2, "Post", "step"),
         (4, 2, "Review", "fork"),
+        (5, 4, "Post", "step"),
     ]
     told = graph_story.told(run_graph(tree))
-    assert told.again == {} and branch_cards(told) == [["Triage", "Review", "Post"], ["Review"]]
+    assert told.again == {} and branch_cards(told) == [["Triage", "Review", "Post"], ["Review", "Post"]]
+    cards = {node.node_id: node for node in told.graph.nodes}
+    assert (cards["4"].parent_id, cards["4"].depth, cards["4"].lane) == ("1", cards["2"].depth, 1)
+    assert (cards["5"].parent_id, cards["5"].depth) == ("4", cards["3"].depth)
+    assert told.redoes == {"4": "2"} and told.redone(cards["4"]) == cards["2"]
+    assert told.grew_from(cards["4"]) == cards["1"] and told.graph.depth == 2
+    # No card above the fork but Triage is shared: the drawing names no stretch "Branches 1-2" on Review.
+    assert graph_drawing.shared_labels(told.graph, graph_drawing.lane_starts(told.graph)) == {"1": "Branches 1-2"}
+
+
+def test_a_branch_started_by_hand_at_the_first_step_starts_at_the_start():
+    told = graph_story.told(
+        run_graph([(1, None, "Prepare", "start"), (2, 1, "Deploy", "step"), (3, 1, "Prepare", "fork")])
+    )
+    cards = {node.node_id: node for node in told.graph.nodes}
+    assert (cards["3"].parent_id, cards["3"].depth) == (None, 0) and told.grew_from(cards["3"]) is None
+    assert graph_drawing.shared_labels(told.graph, graph_drawing.lane_starts(told.graph)) == {}
+    assert graph_drawing.lane_starts(told.graph) == {"1", "3"}  # "Branch 1" stands at Prepare, its own now
+
+
+def test_a_branch_started_by_hand_from_a_branchs_last_node_continues_it_as_stored():
+    told = graph_story.told(run_graph([(1, None, "Prepare", "start"), (2, 1, "Prepare", "fork")]))
+    assert [(n.node_id, n.parent_id, n.depth) for n in told.graph.nodes] == [("1", None, 0), ("2", "1", 1)]
+    assert told.redoes == {}
 
 
 def test_a_checkpoint_is_a_mark_on_its_steps_card_and_what_grew_from_it_grows_from_that_card():
