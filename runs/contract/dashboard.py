@@ -81,6 +81,9 @@ class StepPlace(Shape):
     # The item a `forEach` loop is on, when it is a short text its step's title does not already name
     # (step_places.item): "api" in "area 2 of 2: api"; "" for none.
     _item: str = PrivateAttr(default="")
+    # How many steps its loop's body holds (0 off a loop): a body of two or more letters its steps ("step 2a of 3",
+    # "step 2b of 3") so two steps of one round never share a locator (friction61a 6, 61b 1).
+    _parts: int = PrivateAttr(default=0)
 
     @property
     def number(self) -> str:
@@ -115,34 +118,55 @@ class StepPlace(Shape):
     @property
     def brief(self) -> str:
         """The one locator, after the step's name on every view (list rows, headings, chips, branch lines, the run
-        card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, then in
-        brackets its place in the loop: "step 4 of 8 (area 1 of 2)", "step 2 of 3 (round 2 of 3)". One format
-        everywhere, made here alone (friction60a 4, 60b 2: "loop round 2 of 3, part 2 of 2" on a row and "loop
-        round 1, part 1 of 2" on a card read as different things). The loop's name waits in `words`."""
-        return self._said(self._step_words(), self.loop_words())
+        card, the timeline, the step's page, graph cards: `short`): the loop's entry in the outline, lettered by
+        the step's place in the loop's body when the body holds more than one step, then in brackets its place in
+        the loop: "step 4a of 8 (area 1 of 2)", "step 2b of 3 (round 2 of 3)", "step 2 of 3 (round 2 of 3)" for a
+        body of one step. One format everywhere, made here alone (friction60a 4, 60b 2; friction61a 6, 61b 1: two
+        steps of one round both read "step 2 of 3 (round 1 of 3)"). The loop's name waits in `words`."""
+        return self._said(self.step_words, self.loop_words())
+
+    @property
+    def letter(self) -> str:
+        """The step's letter in its loop's body ("a" for the first, "b", ... "z", then "aa"); "" off a loop or in
+        a body of one step, where the entry's number alone says which step it is."""
+        if self.inner is None or self._parts < 2 or self.inner < 1:
+            return ""
+        index, said = self.inner, ""
+        while index:
+            index, rest = divmod(index - 1, 26)
+            said = chr(ord("a") + rest) + said
+        return said
+
+    @property
+    def entry(self) -> str:
+        """The loop's entry in the outline without the step's letter ("step 2 of 3"): for a span of its body's
+        steps (a graph's collapsed stretch)."""
+        return f"step {self.position} of {self.length}"
 
     @staticmethod
     def _said(step: str, loop: str) -> str:
         return f"{step} ({loop})" if loop else step
 
-    def _step_words(self, *, total: bool = True) -> str:
-        return f"step {self.position} of {self.length}" if total else f"step {self.position}"
+    @property
+    def step_words(self) -> str:
+        """Its step alone, lettered in a loop's body of several steps: "step 2b of 3"."""
+        return f"step {self.position}{self.letter} of {self.length}"
 
     def short(self, limit: int = 0) -> str:
         """The locator within `limit` characters (a graph card's step line): `brief` whole when it fits; else the
-        same words with the item, then the totals left out, the step's first: "step 2 (round 149 of 150)", then
-        "step 2 (round 149)". When none fits, the step's place alone ("step 2 of 3"). Never another notation, never
-        the round without its step (friction60a 4); the tooltip says it whole."""
+        same words with the item, then the round's total left out: "step 2 of 3 (round 149)". The step keeps its
+        total (friction61a 6, 61b 1: "step 2 (round 149 of 150)" beside "step 3 of 3" read as another notation).
+        When none fits, the step's place alone ("step 2b of 3"). Never the round without its step (friction60a 4);
+        the tooltip says it whole."""
         said = self.brief
         if not limit or len(said) <= limit or self.round is None:
             return said
-        step = self._step_words(total=False)
+        step = self.step_words
         shorter = [
-            self._said(step, self.loop_words()),
             self._said(step, self.loop_words(item=False)),
             self._said(step, self.loop_words(total=False, item=False)),
         ]
-        return next((w for w in shorter if len(w) <= limit), self._step_words())
+        return next((w for w in shorter if len(w) <= limit), step)
 
     def rounds_words(self, last: int) -> str:
         """A span of rounds of this place's loop, from its round to `last`, in the round's format: "rounds 5-149 of

@@ -70,7 +70,8 @@ TERMS: tuple[Term, ...] = (
         "round",
         "Round",
         "One pass through a loop of steps, said after the step: \u201cstep 2 of 3 (round 2 of 3)\u201d, or in the"
-        " loop's own word (\u201cstep 4 of 8 (area 1 of 2)\u201d).",
+        " loop's own word (\u201cstep 4 of 8 (area 1 of 2)\u201d); a loop of several steps letters them:"
+        " \u201cstep 2a\u201d, \u201cstep 2b\u201d.",
     ),
     Term(
         "checkpoint",

@@ -139,9 +139,10 @@ def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, cou
         return f"step {low}" if low == high else f"steps {low}-{high}"
     if a.position == b.position:
         if a.round is None or b.round is None or a.round == b.round:
-            return a.words
+            # Two steps of one round: the loop's entry, no step's letter (the cards either side say theirs).
+            return a.words if a.inner == b.inner else f"{a.entry} ({a.loop_words()})"
         rounds = a.rounds_words(b.round)
-        return rounds if short else f"step {a.position} of {a.length} ({rounds})"
+        return rounds if short else f"{a.entry} ({rounds})"
     return f"steps {a.position}-{b.position} of {a.length}"
 
 

@@ -35,6 +35,7 @@ from runs.readmodels import (
     outline_words,
     skipped_steps,
     states,
+    step_places,
 )
 from runs.readmodels.timeline_page import StepCounts
 from runs.store.pinned import compiled_workflow
@@ -219,15 +220,12 @@ def upcoming(detail: RunDetail) -> list[Upcoming]:
     if tip is None or tip.place is None or detail.run.status == "complete":
         return []
     outline = top_steps(compiled_workflow(detail.run.workflow_hash))
-    after = outline[tip.place.position : tip.place.length]
-    return [
-        Upcoming(
-            f"step {tip.place.position + 1 + index} of {tip.place.length}",
-            outline_words.title_words(str(step.get("title") or step.get("id") or "")),
-            never=detail.run.status == "canceled",
-        )
-        for index, step in enumerate(after)
-    ]
+    never = detail.run.status == "canceled"
+    found = []
+    for index, step in enumerate(outline[tip.place.position : tip.place.length]):
+        for title, words in step_places.ahead(step, tip.place.position + 1 + index, tip.place.length):
+            found.append(Upcoming(words, outline_words.title_words(title), never=never))
+    return found
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:

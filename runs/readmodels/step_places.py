@@ -1,17 +1,16 @@
 """Where each node's pending step sits in its workflow's outline, said one way after the step's name on every view
 (list rows, headings, graph cards, branch lines, the timeline, the step's page: StepPlace.brief): "step 3 of 7",
-and inside a loop the loop's entry then, in brackets, its round: "step 3 of 7 (round 2 of 4)", "step 4 of 8 (area
-2 of 2)" when a `forEach` loop declares its item (`noun`), "(area 2 of 2: api)" when the step's title does not
-name the item it is on (`item`); the loop's name in their tooltip (StepPlace.words: "step 3 of 7 (round 2 of 4)
-in “Verify each slice”"); a graph card says the same, its totals dropped when it must be shorter (StepPlace.short).
-One format from one function (friction60a 4, 60b 2: "loop round 2 of 3, part 2 of 2" on a row, "loop round 1,
-part 1 of 2" on a card needed the glossary): no "part 2 of 2", the step's title says which step it is.
+and inside a loop the loop's entry, lettered by the step's place in the loop's body when the body holds more than
+one step, then, in brackets, its round: "step 3b of 7 (round 2 of 4)", "step 4a of 8 (area 2 of 2)" when a
+`forEach` loop declares its item (`noun`), "(area 2 of 2: api)" when the step's title does not name the item it is
+on (`item`); the loop's name in their tooltip (StepPlace.words); a graph card says the same, the round's total
+dropped when it must be shorter, never the step's (StepPlace.short). One format from one function.
 
-One rule for every loop: a step inside a loop is placed at the loop's entry in the outline, then its round (never
-"2b", read as a typo, nor "step 2.2 of 3", read as a version number, friction24a 10). A round has one format
-wherever it is named: "round 126 of 150", or "round 126" when the loop's length is open (a `while` or `until`
-loop). The workflow page's outline numbers a loop's steps as an outline does, "2.1", "2.2" under the loop's entry 2
-(dashboard/_outline.html), never "of 3".
+Letters, not "part 2 of 2" (friction60a 4, 60b 2: needed the glossary) nor nothing (friction61a 6, 61b 1: "Verify
+slice 1" and "Record what the slice showed" both read "step 2 of 3 (round 1 of 3)"), nor "step 2.2 of 3" (read as a
+version number, friction24a 10). A round has one format wherever it is named: "round 126 of 150", or "round 126"
+when the loop's length is open (a `while` or `until` loop). The workflow page's outline numbers a loop's steps as
+an outline does, "2.1", "2.2" under the loop's entry 2 (dashboard/_outline.html), never "of 3".
 
 A person reads a step's place against the outline the workflow page shows (its top-level entries, a
 loop counted once, as inspect_workflow numbers them), never against the count of steps taken, which
@@ -69,6 +68,7 @@ def place(
     found = StepPlace(position=top + 1, length=len(outline), round=rounds, inner=told)
     found._loop = loops[top] if top < len(loops) else ""
     found._rounds = _rounds_of(frame)
+    found._parts = outline[top]
     found._noun = nouns[top] if top < len(nouns) else ""
     titled = items_titled[top] if top < len(items_titled) else ()
     said = body is not None and 0 <= body < len(titled) and titled[body]
@@ -103,6 +103,26 @@ def _rounds_of(frame: object) -> int | None:
         return len(items) or None
     count = _number(frame.get("count"))
     return count if count else None
+
+
+def ahead(step: Mapping[str, Any], position: int, length: int) -> list[tuple[str, str]]:
+    """An outline entry not reached yet, as a run's progress shows it greyed: (title, place) per step it holds. A
+    loop is its body's steps, each titled and placed as the rows will name it once reached ("Review [area]",
+    "step 4 of 8 (each area)"; "step 2a of 3 (each slice)", "step 2b of 3 (each slice)"), not the loop's own title
+    (friction61a 6: "Review Each Focus Area" in the progress bar, "Review api · step 4 of 8 (area 1 of 2)" in the
+    rows)."""
+    title = str(step.get("title") or step.get("id") or "")
+    body = step.get("body")
+    if not isinstance(step.get("loop"), Mapping) or not isinstance(body, list) or not body:
+        return [(title, f"step {position} of {length}")]
+    each = f"(each {noun(step) or 'round'})"
+    said = []
+    for inner, part in enumerate(body, start=1):
+        where = StepPlace(position=position, length=length, inner=inner)
+        where._parts = len(body)
+        name = str(part.get("title") or part.get("id") or "") if isinstance(part, Mapping) else ""
+        said.append((name or title, f"{where.step_words} {each}"))
+    return said
 
 
 def named(title: str, place: StepPlace | None) -> str:

@@ -22,7 +22,7 @@ from runs.contract.dashboard import StateName
 from runs.models import Node, Output
 from runs.readmodels import attention, blocked, clock, outcomes, states, step_places, step_text
 from runs.readmodels.branches import RunBranches
-from runs.readmodels.graph_drawing import AGAIN_TAG
+from runs.readmodels.graph_drawing import AGAIN_TAG, CHECKPOINT_GLYPH, CHECKPOINT_MARK
 from runs.store.pinned import compiled_workflow, steps_by_id
 from workflows_app import engine
 
@@ -93,8 +93,11 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 where = (
                     step_places.named(title, place) if place is not None else f"{title} · step {tree.step_number(pk)}"
                 )
+            named[pk] = where
             if pk in tree.made_by_checkpoint:
-                where += " (checkpoint)"
+                # A checkpoint is its own kind of entry, marked as the graph marks it, never its step said again
+                # with a tag (friction61a 6: "Post the Approved Comments · step 7 of 8" listed twice).
+                where = f"{CHECKPOINT_GLYPH} {CHECKPOINT_MARK} at {where}"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             said = said_of(state, kinds[pk])  # the pill's words, as everywhere; the legend's for green
             # An answered step's dot stands when it was answered, the moment the Steps list prints beside it (its
@@ -105,7 +108,6 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             number = tree.branch_of(pk).number if several else None
             tone = states.tone(state, tip_move.get(pk) or states.move(state))
             run_marks.append(NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone))
-            named[pk] = where
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and
         # counts as a step answered: the timeline's figures are the graph's (friction15 1).

@@ -32,6 +32,8 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
     # Friction60a 4, 60b 2: "part 2 of 2" is said nowhere now; a round is said as the pages say it.
     rounds = next(term.means for term in glossary.TERMS if term.anchor == "round")
     assert "step 2 of 3 (round 2 of 3)" in rounds and "loop round" not in rounds
+    # Friction61a 6, 61b 1: a loop's body steps are lettered on every view; the glossary says so.
+    assert "\u201cstep 2b\u201d" in rounds
     anchors = [term.anchor for term in glossary.TERMS]
     assert len(set(anchors)) == len(anchors) and all(a == a.lower() and " " not in a for a in anchors)
     assert all(term.means.endswith(".") and "\n" not in term.means for term in glossary.TERMS)
