@@ -30,7 +30,7 @@ STEP_LINES_OVERFLOW = """() => [...document.querySelectorAll("svg.run-graph .gra
 
 
 # How many graph cards the steps list also shows, and those whose step line is not what the list's heading for the
-# same node says after the step's name (the one short locator, "step 2 of 3 (round 2 of 3)": friction19b 9).
+# same node says after the step's name (the one short locator, "step 2b of 3 (round 2 of 3)": friction19b 9).
 CARD_AND_LIST_DIFFER = """() => {
   const pairs = [...document.querySelectorAll("svg.run-graph a.graph-node")].flatMap((card) => {
     const step = document.querySelector(`.steps li[data-step-node="${card.dataset.nodeId}"] .step-head`);
@@ -38,8 +38,8 @@ CARD_AND_LIST_DIFFER = """() => {
     const placed = step && line && /^step \\d/.test(line.textContent);
     return placed ? [[line.textContent, step.textContent.replace(/\\s+/g, " ")]] : [];
   });
-  // A card says the list's locator, a length left out where it is too narrow ("step 2 (round 149 of 150)" for
-  // "step 2 of 3 (round 149 of 150)"; friction28a 3, 60a 4: one notation).
+  // A card says the list's locator, the round's length left out where it is too narrow ("step 2b of 3 (round 149)"
+  // for "step 2b of 3 (round 149 of 150)"; friction28a 3, 60a 4, 61a 6: one notation, the step's total kept).
   const bare = (words) => words.replace(/ of \\d+(?=\\)| \\(|$)/g, "");
   const differs = ([card, list]) => !bare(list).includes(bare(card));
   return [pairs.length, pairs.filter(differs)];
@@ -119,20 +119,23 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # its step's card, a link to its own node's page (it can be resumed from).
     # included) in the one short form of the list's headings (friction12 4); the whole place, the loop named, is
     # the heading's tooltip.
-    # One locator, the headline's and the heading's (friction22a A1), never "2b" (friction18a 12): round 2's
-    # "Verify slice 2" and its record each say the list's words whole, their titles telling them apart (friction60a
-    # 4: "loop round 2, part 1 of 2" on a card said no step at all), and no card says the outline's "2.2", read as
-    # a version number (friction24a 10).
-    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 of 3 \(round 2 of 3\)$"))).to_have_count(4)
+    # One locator, the headline's and the heading's (friction22a A1): round 2's "Verify slice 2" and its record
+    # each say the list's words whole, lettered apart (friction61a 6, 61b 1: both read "step 2 of 3 (round 1 of
+    # 3)"; friction60a 4: "loop round 2, part 1 of 2" needed the glossary), and no card says the outline's "2.2",
+    # read as a version number (friction24a 10).
+    verify = graph.locator("a.graph-node", has=page.locator("text.ct", has_text="Verify slice 2"))
+    record = graph.locator("a.graph-node", has=page.locator("text.ct", has_text=re.compile("^Record what")))
+    expect(verify.locator("text.cs", has_text=re.compile(r"^step 2a of 3 \(round 2 of 3\)$"))).to_have_count(2)
+    expect(record.locator("text.cs", has_text=re.compile(r"^step 2b of 3 \(round 2 of 3\)$"))).to_have_count(2)
+    expect(graph.locator("text.cs", has_text=re.compile(r"^step 2 of 3"))).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"part|loop"))).to_have_count(0)
     expect(graph.locator("text.cs", has_text=re.compile(r"\d\.\d"))).to_have_count(0)
-    expect(graph.locator("text.cs", has_text=re.compile(r"\d[a-z] of \d"))).to_have_count(0)
     expect(graph.locator("tspan.loop")).to_have_count(0)
-    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2 of 3 \(round 2 of 3\)$")).first
+    listed = page.locator(".steps h3", has_text=re.compile(r"^Verify slice 2 · step 2a of 3 \(round 2 of 3\)$")).first
     expect(listed).to_be_visible()
     expect(listed).to_have_attribute(
         "title",
-        re.compile(r"^step 2 of 3 \(round 2 of 3\) in “Verify each slice” · step verify in the workflow"),
+        re.compile(r"^step 2a of 3 \(round 2 of 3\) in “Verify each slice” · step verify in the workflow"),
     )
     # One node, one place: each card's step line is its step-list heading's place, the loop unnamed.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
@@ -272,6 +275,11 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     )
     assert crossing == []
     expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"/")).first).not_to_be_attached()
+    # Every card keeps its step's total (friction61a 6, 61b 1: "step 2 (round 149 of 150)" beside "step 3 of 3");
+    # a card too narrow for the round's total drops that instead ("step 2b of 3 (round 149)").
+    lines = page.locator("svg.run-graph text.cs").all_text_contents()
+    assert [line for line in lines if re.match(r"^step \d+[a-z]? \(", line)] == []
+    assert any(re.fullmatch(r"step 2[ab] of 3 \(round \d{3}\)", line) for line in lines), lines
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
@@ -787,7 +795,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     for state, label, title, fill, badge, times, stroke, shape in dots:
         assert label == title and re.match(
             r"^([^:]* within (a second|a minute|[\d]+ (min|h))( \([^)]+\))?: )?"
-            r"(.+ · step \d+ of \d+( \((round|area) \d+ of \d+\))?( \(checkpoint\)| ↺ redone)?|Complete): [A-Z]",
+            r"(.+ · step \d+[a-z]? of \d+( \((round|area) \d+ of \d+\))?( ↺ redone)?|Complete): [A-Z]",
             label,
         )
         # The state's own colour (its pill's is whose move); Left behind's dots are rings of it (friction9 item 7),
@@ -802,6 +810,11 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
             assert re.match(r"^\d+ steps?[^:]* within ", label) and label.count(" UTC") == times
             assert label.count(": Answered") in (0, times)
     assert {state for state, *_ in dots} == {"done", "left_behind", "running"}
+    # A checkpoint is its own kind of entry, never its step named again with a tag (friction61a 6: "Post the Approved
+    # Comments · step 7 of 8" listed twice, once "(checkpoint)").
+    labels = [label for _, label, *_ in dots]
+    assert any("◆ checkpoint at Post the Approved Comments · step 7 of 8: Answered" in label for label in labels)
+    assert not any("(checkpoint)" in label for label in labels), labels
     # The axis's labels (rewritten on the reader's clock by times.js) stay short and apart, in any locale.
     ticks = sized_page.evaluate("""() => [...document.querySelectorAll("svg.tl-axis text.tl-tick")]
       .filter((t) => getComputedStyle(t).display !== "none")

@@ -313,6 +313,10 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
     expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(.+ · step \d+ of \d+|Complete)"))
+    # The checkpoint listed as its own kind of entry, not its step a second time (friction61a 6).
+    listed = sized_page.locator(".tl-clusters ol > li").all_text_contents()
+    assert not any("(checkpoint)" in text for text in listed), listed
+    assert any(text.strip().startswith("◆ checkpoint at Post the Approved Comments") for text in listed), listed
     # "now" ends the axis in the picture as on the page: right of every label in sight.
     now_last = """() => {
       const axis = [...document.querySelectorAll("svg.tl-axis")].find((a) => a.getBoundingClientRect().width > 0);

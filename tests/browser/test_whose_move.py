@@ -73,6 +73,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
+    # The loop still to come reads as its rows will once reached ("Review api · step 4 of 8 (area 1 of 2)"): its
+    # step's title and place, not the loop's own title (friction61a 6: "Review Each Focus Area" matched no row).
+    loop_chip = sized_page.locator(".stepper .st-step.upcoming", has_text="step 4 of 8")
+    expect(loop_chip.locator(".st-title")).to_have_text("Review [area]")
+    expect(loop_chip.locator(".st-words")).to_have_text("step 4 of 8 (each area)")
+    expect(sized_page.locator(".stepper", has_text="Review Each Focus Area")).to_have_count(0)
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # Friction15 3, 16: the agent's move is no alarm, the surface's fill, no red bar; its words say there is

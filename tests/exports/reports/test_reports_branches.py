@@ -161,34 +161,34 @@ def test_the_report_places_steps_as_the_dashboard_does_a_checkpoint_is_not_a_ste
     # Where branch 2 grew from, as the run page's list of branches says it (fork_point): it answered round 2's
     # verify again.
     assert lines[1] == (
-        "└─ Branch 2: redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1, 1 step, "
-        'ends at "Record what the slice showed" (waiting at step 2 of 3 (round 2 of 3) in '
+        "└─ Branch 2: redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1, 1 step, "
+        'ends at "Record what the slice showed" (waiting at step 2b of 3 (round 2 of 3) in '
         "“Verify each slice”, newest)"
     )
     summary = text.split("## Summary\n")[1].split("\n## ")[0]
     assert (
-        "Waiting at step 2 of 3 (round 2 of 3) in “Verify each slice”, “Record what the slice showed”" in summary
+        "Waiting at step 2b of 3 (round 2 of 3) in “Verify each slice”, “Record what the slice showed”" in summary
     )  # as the run page
     first = text.split("### Branch 1 (complete)")[1].split("### Branch 2")[0]
     # The checkpoint saved during round 1's record is a mark after that step's answer, as on the run page: no
     # heading of its own, so it never reads as another step.
-    record = "##### Step 2 of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed"
+    record = "##### Step 2b of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed"
     after = first.split(record)[1].split("#####")[0]
     assert "**Checkpoint** saved before the step was answered · recorded " in after and "Halfway." in after
     assert "Checkpoint during" not in first
-    assert "##### Step 2 of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed" in (first)
-    assert "##### Step 2 of 3 (round 3 of 3) in “Verify each slice” · Verify slice 3" in first
+    assert "##### Step 2b of 3 (round 1 of 3) in “Verify each slice” · Record what the slice showed" in (first)
+    assert "##### Step 2a of 3 (round 3 of 3) in “Verify each slice” · Verify slice 3" in first
     assert "##### Step 3 of 3 · Summarize the verification" in first
     second = text.split("### Branch 2 (newest, open)")[1].split("### Timeline")[0]
-    assert "- Redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1" in second
+    assert "- Redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1" in second
     # The step it answered again is its own first step, after the ones it shares with branch 1.
     own = second.split("this branch's own steps follow.")[1]
-    assert own.lstrip().startswith("##### Step 2 of 3 (round 2 of 3) in “Verify each slice” · Verify slice 2")
-    assert "Pending step 2 of 3 (round 2 of 3) in “Verify each slice”: Record what the slice showed" in second
+    assert own.lstrip().startswith("##### Step 2a of 3 (round 2 of 3) in “Verify each slice” · Verify slice 2")
+    assert "Pending step 2b of 3 (round 2 of 3) in “Verify each slice”: Record what the slice showed" in second
     # The PDF's pages say the same: the checkpoint a mark inside its step's entry, the fork in the same words.
     html = html_report.render(build_report(looped.session_id))
     entries = html.split('<li class="step step-kind-')
     assert not any(entry.startswith("checkpoint") for entry in entries)
     [marked] = [entry for entry in entries if 'class="checkpoint-mark"' in entry]
     assert "Record what the slice showed" in marked.split("</h5>")[0] and "Halfway." in marked
-    assert "<li>redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1</li>" in html
+    assert "<li>redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1</li>" in html

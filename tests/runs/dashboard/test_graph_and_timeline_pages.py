@@ -35,10 +35,11 @@ def test_the_run_page_draws_labelled_cards_with_loop_marks_and_tags(client, serv
     # and the loop's name in the tooltip.
     # The card says the list's locator whole, in its notation (friction28a 3, 28b 6, 60a 4: never "loop round 2,
     # part 1 of 2", no step at all); the cards' titles tell a round's two steps apart.
-    assert svg.count(">step 2 of 3 (round 2 of 3)</text>") == 4
+    # Friction61a 6, 61b 1: a round's two steps lettered apart, "2a" and "2b".
+    assert svg.count(">step 2a of 3 (round 2 of 3)</text>") == 2
+    assert svg.count(">step 2b of 3 (round 2 of 3)</text>") == 2
     assert ">step 1 of 3</text>" in svg  # off the loop, the long form fits
     assert not re.search(r"step \d\.\d", svg)
-    assert "step 2 of 3 (round 2 of 3)" in svg
     assert "↻" not in svg
     # The fork's one-node branch, shown and newest, says its name, as when another branch is shown (friction8
     # item 11); no "you are viewing", no "latest" (friction14: the blue fill and the branch's state say it).
@@ -81,7 +82,7 @@ def test_node_ids_in_link_texts_are_short_with_the_full_id_in_the_title_and_the_
     assert "before the step was answered" in session.split('id="steps-title"', 1)[1].split("</section>", 1)[0]
     node = page(client, f"/nodes/{full}/")
     assert re.search(
-        r"<title>Record what the slice showed · step \d+ of \d+ \(round \d+ of \d+\) in “Verify each slice” · ",
+        r"<title>Record what the slice showed · step \d+b of \d+ \(round \d+ of \d+\) in “Verify each slice” · ",
         node,
     )
     assert f"· node {full[:8]}" not in node
@@ -147,14 +148,14 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # cards say the same place, in the same words (the card's status line names it once, its chip that the run
     # is running).
     assert (
-        "Record what the slice showed · step 2 of 3 (round 2 of 3) · branch 2 · agent working" in words
+        "Record what the slice showed · step 2b of 3 (round 2 of 3) · branch 2 · agent working" in words
     )  # one locator, on the step's line, before the state (friction28b 5)
     assert "round 2, running" not in words
     # Finished and running at once, told as what happened (friction8 5); the finished branch's link names its
     # last step, as every other branch's does.
     # The phone's list of branches says the step branch 2 redoes in the one short locator, then the branch it grew
     # from (fork_point.py, friction19a 8).
-    forked = "Redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
+    forked = "Redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1"
     # What the finished branch means, once (friction18b 11); where branch 2 grew from, its list says.
     assert "Branch 1 finished; branch 2 redoes part of it and is where the agent works now." in words, words
     assert forked in words and "Branched from" not in words
@@ -163,7 +164,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # The branch row under the graph is gone (its links were the run card's other-branches list again); the
     # phone's branch list says where branch 2 forked, in the same words (above).
     # The list's locator whole, its title telling that round's two cards apart (friction60a 4).
-    assert card_step_line(html, str(newest.public_id)) == "step 2 of 3 (round 2 of 3)"
+    assert card_step_line(html, str(newest.public_id)) == "step 2b of 3 (round 2 of 3)"
     # The checkpoint (saved during round 1's "Record what the slice showed") is no card of its own: as a card it
     # read as that step twice (ninth review item 5). A mark beside its step's card, linking its own node's page
     # (it can be resumed from); the loop's two steps of round 1 are one card each. The complete one names no
@@ -171,7 +172,7 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     svg = html.split('<svg class="run-graph"', 1)[1].split("</svg>", 1)[0]
     lines = [re.sub(r"<[^>]+>", "", line) for line in re.findall(r'<text class="cs"[^>]*>(.*?)</text>', svg)]
     # One card each, in one notation (friction28a 3), their titles telling them apart (friction60a 4).
-    assert lines.count("step 2 of 3 (round 1 of 3)") == 2
+    assert lines.count("step 2a of 3 (round 1 of 3)") == lines.count("step 2b of 3 (round 1 of 3)") == 1
     saved = Checkpoint.objects.get(node__run__public_id=looped.run_id)
     assert saved.child is not None
     card = svg.split('<a href="/nodes/' + str(saved.child.public_id) + '/" class="checkpoint-mark">', 1)[0]
@@ -184,12 +185,12 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # Showing branch 1: its banner leads to branch 2 at the same step, once: no row for branch 2 under it, no
     # story of how branch 2 came after branch 1 (friction24a 9).
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    said = "The agent works on branch 2: Record what the slice showed · step 2 of 3 (round 2 of 3)&nbsp;→"
+    said = "The agent works on branch 2: Record what the slice showed · step 2b of 3 (round 2 of 3)&nbsp;→"
     assert said in first.split('id="shown-branch">', 1)[1].split("</p>", 1)[0]
     assert "is where the agent works now" not in first and 'id="other-branches"' not in first
     node = page(client, f"/nodes/{newest.public_id}/")
     crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, in full, by the crumb
-    assert "Record what the slice showed · step 2 of 3 (round 2 of 3) in “Verify each slice”" in crumb
+    assert "Record what the slice showed · step 2b of 3 (round 2 of 3) in “Verify each slice”" in crumb
     assert "<li>step 2 of 3" not in node
 
 

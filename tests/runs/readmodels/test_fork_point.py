@@ -34,8 +34,8 @@ def test_a_branch_redoing_a_step_says_the_step_it_redoes_in_one_locator_then_its
     found = fork_point.of_tip(looped_graph(), "5")
     assert found is not None
     # One step, one locator (friction19a 8): not the step it branched after with a second set of counters.
-    assert found.words() == "redoes Verify slice 2 · step 2 of 3 (round 2 of 3)"
-    assert found.words(named=True) == "redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
+    assert found.words() == "redoes Verify slice 2 · step 2a of 3 (round 2 of 3)"
+    assert found.words(named=True) == "redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1"
     assert fork_point.of_tip(looped_graph(), "4") is None  # the run's first branch grew from nothing
 
 
@@ -52,7 +52,7 @@ def test_the_list_of_branches_anchors_the_fork_and_the_run_header_says_what_it_m
     header = branch_summary.line(told, "running", back)
     # The header says what the finished branch means (friction18b 11); which step branch 2 redoes, the list of
     # branches says, once.
-    assert listed == "redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
+    assert listed == "redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1"
     assert header is not None and "Verify" not in header.story
     assert header.story == "branch 1 finished; branch 2 redoes part of it and is where the agent works now"
 
@@ -60,7 +60,7 @@ def test_the_list_of_branches_anchors_the_fork_and_the_run_header_says_what_it_m
 def test_a_branch_started_by_hand_waits_at_its_parents_step():
     found = fork_point.of_tip(looped_graph(via="fork"), "5")
     assert found is not None and found.kind == "by_hand"
-    assert found.words(named=True) == "started by hand at Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
+    assert found.words(named=True) == "started by hand at Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1"
 
 
 def test_a_branch_that_grew_from_no_step_redoes_its_first_from_the_start():

@@ -647,15 +647,17 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     short = GraphNode.model_construct(place=looped, step_number=4, is_complete=False)
     assert looped is not None and looped.brief == "step 4 of 8 (area 1 of 2)"
     assert graph_drawing.card_words(short) == looped.brief  # it fits whole: the list's words
-    # Too long for the card: the step's length goes, its number stays (friction60a 4: "loop round 1, part 1 of 2"
-    # on a card said no step at all); never another notation (friction28a 3, 28b 6); the tooltip says it whole.
+    # A round's steps lettered apart (friction61a 6, 61b 1). Too long for the card: the round's length goes, the
+    # step's stays (friction61a 6, 61b 1: "step 2 (round 149 of 150)" beside "step 3 of 3"; friction60a 4: "loop
+    # round 1, part 1 of 2" on a card said no step at all); never another notation (friction28a 3, 28b 6); the
+    # tooltip says it whole.
     parts = [step_places.place(1, 1, (0, 2, 0), i, frame={"count": 3}) for i in (0, 1)]
     said = [
         graph_drawing.card_words(GraphNode.model_construct(place=p, step_number=2, is_complete=False)) for p in parts
     ]
-    assert said == ["step 2 of 3 (round 1 of 3)"] * 2  # the cards' titles tell the round's steps apart
+    assert said == ["step 2a of 3 (round 1 of 3)", "step 2b of 3 (round 1 of 3)"]
     long = step_places.place(1, 149, (0, 2, 0), 1, frame={"count": 150})
     card = GraphNode.model_construct(place=long, step_number=2, is_complete=False)
-    assert long is not None and long.brief == "step 2 of 3 (round 149 of 150)"
-    assert graph_drawing.card_words(card) == "step 2 (round 149 of 150)"
+    assert long is not None and long.brief == "step 2b of 3 (round 149 of 150)"
+    assert graph_drawing.card_words(card) == "step 2b of 3 (round 149)"
     assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in [*said, graph_drawing.card_words(card)])

@@ -33,7 +33,7 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # from (friction19a 8); the step answered again (Verify slice 2) is the new branch's own.
     first, newest = laid_out.sections
     assert newest.href.startswith("/r/?tip=") and newest.shown and not first.shown
-    assert newest.forked == "redoes Verify slice 2 · step 2 of 3 (round 2 of 3), from branch 1"
+    assert newest.forked == "redoes Verify slice 2 · step 2a of 3 (round 2 of 3), from branch 1"
     # The phone's list gives the branch shown first, and folds a settled branch it does not show (friction25b 11).
     assert laid_out.listed == [newest, first]
     assert first.folded and not newest.folded

@@ -38,7 +38,8 @@ def test_a_branchs_last_node_carries_its_state_and_the_answered_nodes_before_it_
         r"Summarize the Review · step 8 of 8: Your move · Confirm \(branch 1\) · \d\d:\d\d:\d\d UTC", newest.words
     )
     assert any(
-        m.words.startswith("Post the Approved Comments · step 7 of 8 (checkpoint): Answered (branch 1)") for m in review
+        m.words.startswith("◆ checkpoint at Post the Approved Comments · step 7 of 8: Answered (branch 1)")
+        for m in review
     )
     assert any(m.words.startswith("Review api · step 4 of 8 (area 1 of 2): Left behind (branch 3)") for m in review)
     # A run of one branch does not number it.
