@@ -31,5 +31,7 @@ def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_i
     visit(sized_page, f"{site}/words/#branch", "words-page")
     expect(sized_page.locator("#branch dd")).to_contain_text("One line of steps through a run")
     expect(sized_page.locator("#artifact dt")).to_have_text("Artifact")  # friction60a 12
+    # A loop's several steps are lettered on every view; the words page says so (friction61a 6, 61b 1).
+    expect(sized_page.locator("#round dd")).to_contain_text("\u201cstep 2a\u201d, \u201cstep 2b\u201d")
     sized_page.goto(f"{site}/runs/{review.run_id}/")
     expect(sized_page.locator('a.term-link[href="/words/#branch"]').first).to_be_attached()

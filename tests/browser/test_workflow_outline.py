@@ -1,6 +1,6 @@
 """The workflow page numbers a loop's steps as an outline does: under the loop's entry 2, "2.1", "2.2"; a run page
-says the loop's entry and its round after the step's name, "Record · step 2 of 3 (round 2 of 3)", and in full
-with the loop's name ("step 2 of 3 (round 2 of 3) in “Verify each slice”":
+says the loop's entry, lettered by its step, and its round after the step's name, "Record · step 2b of 3 (round 2 of
+3)", and in full with the loop's name ("step 2b of 3 (round 2 of 3) in “Verify each slice”":
 tests/browser/test_graph.py)."""
 
 from __future__ import annotations

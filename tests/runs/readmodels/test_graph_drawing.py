@@ -123,6 +123,15 @@ def test_a_long_stretch_in_a_loop_is_said_in_rounds_of_its_step():
     assert "not drawn (step 2 of 3 (rounds 5-294))" in svg
 
 
+def test_a_stretch_of_one_rounds_steps_names_the_loops_entry_not_one_steps_letter():
+    # Friction61a 6, 61b 1: a round's steps are lettered; a stretch holding 2a and 2b says the entry they share.
+    a, b = (step_places.place(1, 4, (0, 3, 0), i, frame={"count": 9}) for i in (0, 2))
+    first = GraphNode.model_construct(place=a, step_number=2, is_complete=False)
+    last = GraphNode.model_construct(place=b, step_number=4, is_complete=False)
+    assert graph_drawing.stretch_words(first, last) == "step 2 of 3 (round 4 of 9)"
+    assert graph_drawing.stretch_words(first, first) == "step 2a of 3 (round 4 of 9)"
+
+
 def test_checkpoint_and_complete_cards_are_told_apart():
     run = drawn([(1, None), (2, 1), (3, 2)], **{"2": {"via": "checkpoint"}, "3": {"is_complete": True}})
     svg = screen(run)

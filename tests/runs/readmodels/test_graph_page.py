@@ -10,10 +10,11 @@ import pytest
 
 from runs.contract.dashboard import AttentionPanel, BranchOutcomeEntry, GraphNode, RunDetail, RunGraph, RunSummary
 from runs.models import Checkpoint
-from runs.readmodels import graph_drawing, graph_story
+from runs.readmodels import graph_drawing, graph_story, step_places
 from runs.readmodels.graph_page import branch_sections, graph_page, tip_states
 from runs.readmodels.run_view import run_detail
 from tests.support import attention_sessions
+from tests.support.branched_review import blocked_review
 from tests.support.looped_run import looped_and_forked
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -259,6 +260,30 @@ def test_a_stepper_shows_the_outlines_steps_still_to_come(service_catalog):
     # A run of several branches is drawn, not a stepper: nothing listed after it.
     forked = looped_and_forked(service_catalog["extra"], iterations=1)
     assert graph_page(run_detail(forked.run_id), "/r/", "/n/NODE/").upcoming == []
+
+
+def test_a_loop_still_to_come_is_shown_as_its_rows_will_name_it():
+    # Friction61a 6: the progress bar named step 4 "Review Each Focus Area" (the loop's title) where the rows say
+    # "Review api · step 4 of 8 (area 1 of 2)": its body's step, its place and what it repeats for.
+    stuck = blocked_review("MR-61")
+    laid_out = graph_page(run_detail(stuck.run_id), "/r/", "/n/NODE/")
+    upcoming = [(up.words, up.title) for up in laid_out.upcoming or []]
+    assert ("step 4 of 8 (each area)", "Review [area]") in upcoming
+    assert all("Review Each Focus Area" not in title for _, title in upcoming)
+
+
+def test_a_loop_of_several_steps_still_to_come_letters_each():
+    two = {
+        "id": "l",
+        "title": "Verify each slice",
+        "loop": {"type": "forEach", "items": "slices", "itemVar": "currentSlice"},
+        "body": [{"id": "v", "title": "Verify {{currentSlice}}"}, {"id": "r", "title": "Record it"}],
+    }
+    assert step_places.ahead(two, 2, 3) == [
+        ("Verify {{currentSlice}}", "step 2a of 3 (each slice)"),
+        ("Record it", "step 2b of 3 (each slice)"),
+    ]
+    assert step_places.ahead({"id": "s", "title": "Deploy"}, 3, 3) == [("Deploy", "step 3 of 3")]
 
 
 def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):
