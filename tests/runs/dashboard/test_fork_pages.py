@@ -393,5 +393,5 @@ def test_the_sessions_list_offers_to_hand_a_branch_started_by_hand_to_an_agent(c
     page = client.get("/").content.decode()
     row = between(page, '<div class="where-line"', "</div>")
     assert "no agent has it yet" in html.unescape(row), row
-    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">hand it to an agent</a>', row), row
-    assert "resume the agent" not in row
+    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">get its message</a>', row), row
+    assert "get the resume message" not in row
