@@ -125,7 +125,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     assert colour(panel, "borderLeftColor") == red  # the red edge, as the pill's colour
     assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == red  # and its step's ring and dot
-    expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
+    # How long, once: the status line's "refused 45 min ago, the agent has not resent it", not again in the
+    # panel (friction61a 5).
+    expect(panel.locator(".if-stopped")).to_have_text(
+        "It has probably stopped. The message gives it the step again to resend."
+    )
+    assert "tried again" not in panel.inner_text() and "not resent" not in panel.inner_text()
     expect(button).to_be_visible()
     assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")

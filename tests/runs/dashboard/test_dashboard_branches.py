@@ -207,7 +207,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
     # "Refused", never "Blocked" (friction19a 1, 28a 2): its pill says "Refused · to resend" while the agent is to
     # resend it.
-    assert "Refused: the agent must resend this step with the list of changed files." in refusal
+    # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
+    assert "Refused: the agent must resend this step.</span>" in refusal
+    assert refusal.split('class="blocked-more')[0].count("list of changed files") == 1
     assert "Agent&#x27;s move · Refused · to resend" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).

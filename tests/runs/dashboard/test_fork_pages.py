@@ -98,7 +98,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     assert response["Location"] == f"/nodes/{child.public_id}/#resume-here"
     page = html.unescape(client.get(response["Location"]).content.decode())
-    assert "New branch started: the agent redoes Prepare with the context as edited." in page
+    assert "New branch started: the agent redoes Prepare with the inputs as edited." in page
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.

@@ -297,10 +297,10 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     before_folds = re.sub(r'<details class="message-fold".*?</details>', "", panel, flags=re.S).split("<details")[0]
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
-    assert "has not tried again for 45 minutes" in before_folds
+    assert "The message gives it the step again to resend." in before_folds and "tried again" not in before_folds
     # Only the verdict in bold, the rest of the line regular (friction25b 18).
     lead = before_folds.split('id="if-stopped-1">')[1].split("</p>")[0]
-    assert lead.startswith('<strong class="lead-verdict">It has probably stopped.</strong> The agent has not tried')
+    assert lead.startswith('<strong class="lead-verdict">It has probably stopped.</strong> The message gives')
     assert lead.count("<strong") == 1
     # One run: its card in the runs column names it only; its chip is the status line's, once.
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
