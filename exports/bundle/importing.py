@@ -261,7 +261,7 @@ class _Stage:
         if mine.values_list("pk", flat=True).first() is None:  # evaluated, so that the row is locked
             raise WorkRailError(
                 ErrorCode.STORE_BUSY,
-                "The import was paused for so long that a cleanup removed what it had written. Nothing was imported.",
+                "The import was paused for so long that a cleanup removed what it had written.",
                 "Import the bundle again.",
                 retryable=True,
                 details={"abandoned": True},
@@ -302,7 +302,7 @@ def _check_summary(session: Session, bundle: VerifiedBundle, ids: IdMap) -> None
         raise WorkRailError(
             ErrorCode.BUNDLE_INVALID,
             f"The bundle is not a consistent session: its session section disagrees with its events "
-            f"({', '.join(wrong)}). Nothing was imported.",
+            f"({', '.join(wrong)}).",
             "Export the session again with WorkRail and send the new file unchanged.",
             details={"pointer": "/session/" + (wrong[0] if wrong else "")},
         )

@@ -36,7 +36,9 @@ logger = logging.getLogger("workrail")
 PRINTABLE = r"^[^\x00-\x1f\x7f]*$"  # no control characters: shown on pages and in reports as they are
 _AGAIN = "Export the session again on the machine it came from and send the new file unchanged."
 # A file that is not JSON from its first character was never a bundle: the wrong file, not a damaged one.
-_NOT_A_BUNDLE = "This is not a WorkRail bundle (not JSON). Did you pick the right file? Nothing was imported."
+# No "Nothing was imported." in a refusal's message: every error says the import failed, and the import page heads
+# it "Not imported:" (friction61a 5: said twice).
+_NOT_A_BUNDLE = "This is not a WorkRail bundle (not JSON). Did you pick the right file?"
 _PICK_AGAIN = "Pick the .workrail-bundle.json file that a WorkRail export made."
 
 
@@ -362,7 +364,7 @@ def _first_line(exc: Exception) -> str:
 def _corrupt(why: str, pointer: str | None = None) -> WorkRailError:
     return _error(
         ErrorCode.BUNDLE_CORRUPT,
-        f"The bundle is damaged: {why}. Nothing was imported.",
+        f"The bundle is damaged: {why}.",
         _AGAIN,
         details={"pointer": pointer} if pointer is not None else None,
     )
@@ -371,7 +373,7 @@ def _corrupt(why: str, pointer: str | None = None) -> WorkRailError:
 def _invalid(why: str, pointer: str) -> WorkRailError:
     return _error(
         ErrorCode.BUNDLE_INVALID,
-        f"The bundle is not a consistent session: {why}. Nothing was imported.",
+        f"The bundle is not a consistent session: {why}.",
         _AGAIN + " If it was made by a tool other than WorkRail, fix the part at details.pointer.",
         details={"pointer": pointer},
     )

@@ -161,8 +161,9 @@ def parsed(post: QueryDict, node: NodeDetail) -> tuple[Any, str]:
         where = f" (line {error.lineno}, column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
         raise WorkRailError(
             ErrorCode.CONTEXT_CHANGE_INVALID,
-            f"The context is not valid JSON{where}. Nothing was recorded.",
-            'Write the context as a JSON object, such as {"target": "production"}: keys in double quotes, no '
+            # "inputs", the form's word for them (friction61a 4: "context" here named the same thing twice)
+            f"The inputs are not valid JSON{where}. Nothing was recorded.",
+            'Write the inputs as a JSON object, such as {"target": "production"}: keys in double quotes, no '
             "trailing comma.",
             details={"pointer": "/context"},
         ) from None

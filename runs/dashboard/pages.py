@@ -162,7 +162,7 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
         return _node_page(request, node_id, fork_form.with_text(node, typed, reason, error=error))
     messages.success(
         request,
-        f"New branch started: the agent redoes {result.pending_title} with the context as edited. Give it the "
+        f"New branch started: the agent redoes {result.pending_title} with the inputs as edited. Give it the "
         "message below to go on.",
     )
     return redirect(reverse("node", args=[result.node_id]) + "#resume-here")

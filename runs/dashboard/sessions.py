@@ -337,6 +337,9 @@ def _session_page(
                 run.run if run else None, detail.session.workspace_path, detail.session.git_branch
             ),
             "selected_run": run.run.run_id if run else None,
+            # The export menu's report of the shown run: only beside other runs; of a session's one run it is the
+            # session report again (friction61a 5: two choices that gave the same thing).
+            "run_report": run.run.run_id if run and len(detail.runs) > 1 else None,
             "timeline_marks": timeline_marks.marks(trees.values(), {r.run_id: r.state for r in detail.runs}),
             "steps": shown,
             # the same, each checkpoint a mark on its step's answer; the newest few shown, the rest in one fold

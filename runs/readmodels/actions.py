@@ -55,6 +55,16 @@ ACTIONS: dict[ActionName, Action] = {
 }
 
 
+# What a sessions-list row's link ends its where-line with, where the move is the person's: said as what the
+# click gets them, the run's panel where they copy a message or read and reply, not as the act itself
+# (friction61b 5: "resume the agent →" and "hand it to an agent →" read as if the click did it).
+LINKS: dict[ActionName, str] = {
+    "resume": "get the resume message",
+    "hand": "get its message",
+    "reply": ACTIONS["reply"].verb,  # its panel is where the reply is read and copied: the act's own words
+}
+
+
 # The step page's two sections, by the action each is for, and the name every page gives them (friction22a B1,
 # 22b A1): "Resume here" carries this step's branch on (resume, resend); "Branch from here" starts a new branch
 # that redoes this step (fork, branch). A step waiting for the person's confirmation titles the first section
@@ -78,6 +88,10 @@ def verb(name: ActionName) -> str:
 
 def title(name: ActionName) -> str:
     return ACTIONS[name].title
+
+
+def link(name: ActionName) -> str:
+    return LINKS.get(name) or ACTIONS[name].verb
 
 
 # What each copy button says: the button copies a text for the person to paste into an agent's chat. A step

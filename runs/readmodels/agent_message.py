@@ -43,17 +43,10 @@ def where(place: StepPlace | None, title: str) -> str:
     return f"{words} ({title})" if words and title else words or title or "its step"
 
 
-OPENING_CHARS = 72
-
-
-def opening(message: str, limit: int = OPENING_CHARS) -> str:
-    """What a folded message starts with, under its copy button (friction26a 12: an opaque message asked for
-    blind trust): its first line, cut at a word before `limit` characters with "…" (the rest is in the fold)."""
-    first = message.strip().split("\n", 1)[0].strip()
-    if len(first) <= limit and first == message.strip():
-        return first
-    cut = first if len(first) <= limit else first[:limit].rsplit(" ", 1)[0].rstrip(",;:")
-    return f"{cut}…"
+# The summary of the fold that holds a message under its copy button: what the fold holds, in plain words.
+# Not the message's opening (friction26a 12's fix): that put "call continue_workflow with stateToken…", developer
+# words, in plain view on every resume panel, cut off on a phone (friction61a 8, 61b 4).
+FOLD_SUMMARY = "The message it copies"
 
 
 def which_chat(workspace_path: str, git_branch: str) -> str:

@@ -926,11 +926,14 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
             lead_verdict="Tell the agent what it needs.",
         )
     if move == "yours":
-        quiet = quiet_minutes(entry.last_refused_at, now)
+        quiet = time_axis.lasting(entry.last_refused_at, now or timezone.now())
         return BlockedGuide(
             move,
-            f"Refused: {blocked_words(entry)}.",  # what is wrong; the lead says the agent has stopped
-            f"The agent has not tried again for {quiet} minutes: the message gives it the step again to resend.",
+            # How long, said once: the heading, which a step's page shows, where the run page's status line says
+            # "refused 45 min ago, the agent has not resent it" in its place; what is wrong, the panel's "Why it
+            # was refused" (friction61a 5: each said twice).
+            f"Refused: the agent has not resent this step {quiet}.",
+            "The message gives it the step again to resend.",
             "",
             lead_verdict="It has probably stopped.",
         )

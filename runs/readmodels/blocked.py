@@ -278,9 +278,9 @@ def verdict(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:
 def panel_verdict(entry: BlockedStep) -> str:
     """The verdict as the blocked panel's title says it, the step as "this step": the panel names the step on
     its own line under it, and a step's page in its head (the ninth reviewer read the step named three times
-    in one panel). Built from the entry's issue codes and expected artifact, as `verdict` is from the refusal."""
-    kind = entry.expected_artifact.kind if entry.expected_artifact is not None else ""
-    return _verdict_words(entry.whose_move, "this step", _needs_words((i.code for i in entry.issues), kind))
+    in one panel). Not what it takes: the panel's "Why it was refused" lists that right under it (friction61a 5,
+    61b 14: "… with the list of changed files" then "The agent did not attach the list of changed files")."""
+    return _verdict_words(entry.whose_move, "this step", "")
 
 
 def _verdict_words(move: WhoseMove, step: str, needs: str) -> str:
@@ -288,7 +288,9 @@ def _verdict_words(move: WhoseMove, step: str, needs: str) -> str:
         return f"Your move: {step} waits for something only you can give."
     if move == "delegations":
         return f"Refused for now: {step} waits for its delegated runs to finish."
-    return f"Refused: the agent must resend {step} with {needs}."
+    return (
+        f"Refused: the agent must resend {step} with {needs}." if needs else f"Refused: the agent must resend {step}."
+    )
 
 
 def for_you(refusal: Refusal, move: WhoseMove, step_number: int | None) -> str:

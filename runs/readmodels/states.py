@@ -9,7 +9,7 @@ these words once:
 - Confirm: the step waits for your confirmation;
 - Refused (state blocked): the agent's answer was refused, it must send another. The one word for the refused
   family, its stage after it (friction28a 2, 28b 8: "Retrying", "Refused", "Blocked · agent stopped" named one
-  situation four ways): "Refused · retrying" while the agent is expected to resend (its move), "Refused · agent
+  situation four ways): "Refused · to resend" while the agent is expected to resend (its move), "Refused · agent
   stopped" once it has gone quiet (the person's). A step that waits for something only the person gives is
   another situation under the same stored state: its pill reads "Needs your input", no state word before it
   (friction26a 4: one word over two situations left the row to guess which);
@@ -35,7 +35,7 @@ Every row, run card, branch and page head shows ONE pill (pill): its colour is i
 that a refused step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
 nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words
 ALWAYS lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move ·
-Working", "Agent's move · Refused · retrying"), the state alone when it is nobody's ("Done", "Left behind"): the
+Working", "Agent's move · Refused · to resend"), the state alone when it is nobody's ("Done", "Left behind"): the
 pills of one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your move · …" read
 as two schemes). The move itself ("resume the agent") is said by the row's where-line and the state's panel, never
 inside the pill (friction14 1: four rounds of two-part chips read as two things).
@@ -96,7 +96,7 @@ MOVES: dict[StateName, Move] = {
 }
 # A refused step while the agent is expected to resend it: the state's word with its stage (friction28a 2), as
 # "Refused · agent stopped" once the move is the person's (CAUSES).
-RETRYING_WORD = "Refused · retrying"
+RETRYING_WORD = "Refused · to resend"  # what is known, not a guess that it resends (friction61b 3)
 
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
@@ -196,14 +196,15 @@ YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
 
 
 def your_action(state: str, move: str, *, held_by_you: bool = False, by_hand: bool = False) -> str:
-    """The move a row's where-line ends with ("resume the agent"), "" where the move is not yours or the line
-    says it already. `by_hand`: a paused branch started by hand, which no agent has had: "hand it to an agent"."""
+    """The move a row's where-line ends with, as what its link gets the person ("get the resume message":
+    actions.LINKS), "" where the move is not yours or the line says it already. `by_hand`: a paused branch
+    started by hand, which no agent has had: "get its message"."""
     name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
     if move != "yours" or name is None or held_by_you:
         return ""
     if state == "paused" and by_hand:
         name = "hand"
-    return actions.verb(name)
+    return actions.link(name)
 
 
 _OF_STATUS: dict[str, StateName] = {
@@ -307,7 +308,7 @@ MOVE_FILTER_MEANS: dict[Move, str] = {
 
 @dataclass(frozen=True)
 class Meaning:
-    """One state's meaning in one line, as a person reads its pill (`word`: "Refused · retrying" for a refused
+    """One state's meaning in one line, as a person reads its pill (`word`: "Refused · to resend" for a refused
     step the agent resends), under the filter that counts it (`move`)."""
 
     state: StateName
@@ -326,6 +327,8 @@ class Meaning:
         return self.text.replace("{stall}", str(settings.WORKRAIL_STALL_MINUTES))
 
 
+# "{stall} min or more" where a line sets a threshold: a pill beside it says how long it has been ("stalled for 45
+# min"), which read as a contradiction of a bare "for 30 min" (friction61b 9).
 # Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
 # pill's tooltip and the sessions list's "What the states mean" fold, grouped by the filter that counts them.
 MEANINGS: tuple[Meaning, ...] = (
@@ -333,7 +336,8 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "blocked",
         "yours",
-        "The agent's answer was refused and it has not resent it for {stall} min: it has probably stopped. Resume it.",
+        "The agent's answer was refused and it has not resent it for {stall} min or more: it has probably stopped."
+        " Resume it.",
         "stopped",
     ),
     Meaning("blocked", "yours", "The step waits for something only you can give.", "needs_input"),
@@ -341,8 +345,8 @@ MEANINGS: tuple[Meaning, ...] = (
     Meaning(
         "stalled",
         "yours",
-        "The agent went quiet mid-step: nothing was recorded for {stall} min, and no answer was refused. It may"
-        " have stopped.",
+        "The agent went quiet mid-step: nothing was recorded for {stall} min or more, and no answer was refused. It"
+        " may have stopped.",
     ),
     Meaning(
         "superseded",

@@ -36,6 +36,7 @@ section heading: it read as the page's main action); beside a confirmation, "Bra
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail
@@ -113,6 +114,9 @@ class StepActions:
     branch_lead: str = ""  # "Branch from here"'s one line
     weight: Weight = "primary"  # how loud the message's button is: whose move it is (states.weight)
     replies: agent_message.Replies | None = None  # the step waits for the person's confirmation: the two replies
+    # A stalled step: since when nothing was recorded, as the run page's "stalled for 45 min" (friction61b 13: the
+    # step page said only "Stalled"); its title says how long, as a confirmation's says "waiting for …".
+    stalled_since: datetime | None = None
     now_at: str = ""  # the head's line (a done step the run went on from, a canceled run's step)
     # A step waiting for the person's confirmation: the agent's latest notes, what it asks them to approve
     # (markdown), and the step (or "Checkpoint") they were recorded at; "" when it recorded none.
@@ -318,6 +322,16 @@ def _of_step(
         # The run page's stalled panel asks for a look in the agent's chat before the message; so does its step's
         # page (friction59a 11, 59b 10: without it, a second agent could be set going on a step one still works on).
         lead = f"{attention.STALLED_NEXT} {lead}"
+        # the run page's moment (attention._stalled): the last thing recorded, never before the step was given
+        since = max(node.run.updated_at, node.run.created_at, node.created_at)
+        return StepActions(
+            resume="resume",
+            lead=lead,
+            message=True,
+            branch_lead=branch_lead,
+            weight=states.weight("yours"),
+            stalled_since=since,
+        )
     return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
 
 

@@ -31,8 +31,9 @@ NOT_RECORDED = (
 )
 STARTED_BY_HAND = (
     "This branch was started by hand, so no workflow rule chose this step: it is the step the branch was started "
-    "from, with the context as edited then."
-)  # "from", not "the step that was pending": a person can branch from a step that was already done
+    "from, with the inputs as edited then."
+)  # "from", not "the step that was pending": a person can branch from a step that was already done; "inputs",
+# as the branch form names them (friction61a 4)
 NOT_BY_AN_ADVANCE = "No step the agent acknowledged led here, so no workflow rule chose this step."
 UNREADABLE = "The record of why this step was chosen could not be read."
 

@@ -386,10 +386,10 @@ def lasting(since: datetime, now: datetime | None = None) -> str:
     return time_axis.lasting(since, now or timezone.now())
 
 
-@register.filter
-def opening(message: str) -> str:
-    """What a folded message for the agent starts with (agent_message.opening)."""
-    return agent_message.opening(str(message or ""))
+@register.simple_tag
+def message_fold_summary() -> str:
+    """The summary of the fold that holds a message for the agent (agent_message.FOLD_SUMMARY)."""
+    return agent_message.FOLD_SUMMARY
 
 
 @register.filter

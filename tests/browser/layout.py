@@ -90,10 +90,9 @@ FIT_SCRIPT = """
     const style = getComputedStyle(el);
     const overflowing = el.scrollWidth > el.clientWidth + 1;
     // Text cut short on purpose: an ellipsis, the whole text in the element's title (a tooltip).
-    // A folded step's answer cut to its first line: the whole answer is a tap away, in its fold (friction18a 17);
-    // so is a folded message for the agent, cut to its opening (friction26a 12).
+    // A folded step's answer cut to its first line: the whole answer is a tap away, in its fold (friction18a 17).
     const shortened = style.textOverflow === "ellipsis" && ((el.title || "").includes((el.textContent || "").trim())
-      || el.classList.contains("step-gist") || el.classList.contains("message-opening"));
+      || el.classList.contains("step-gist"));
     if (clipsX(style) && overflowing && !isAllowed(el) && el.clientWidth > 0 && !shortened) {
       const scrolls = style.overflowX === "auto" || style.overflowX === "scroll";
       if (scrolls) {

@@ -85,7 +85,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     chips = sized_page.locator(".status-chips")
     expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Your move · Confirm")
-    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Refused · retrying")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
     expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)
@@ -149,14 +149,16 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
         "Check the agent's chat first: if it is idle or gone, copy the message."
     )
     expect(panel).not_to_contain_text("sentence below")
-    # friction26a 12: what the button copies is in sight, its opening muted on one line, cut with "…"; the
-    # whole text is one key press away.
+    # What the button copies is one key press away, under a summary in plain words: not the message's opening,
+    # whose developer words ("continue_workflow", "stateToken") stood in sight, cut off on a phone (friction61b 4).
     opening = panel.locator(".message-fold > summary")
-    expect(opening).to_have_text("Resume the WorkRail workflow: call continue_workflow with stateToken…")
+    expect(opening).to_have_text("The message it copies")
     assert on_one_line(opening)
     opening.focus()
     sized_page.keyboard.press("Enter")
     expect(message).to_be_visible()
+    expect(message).to_contain_text("Resume the WorkRail workflow: call continue_workflow with stateToken")
+    expect(opening).to_be_visible()  # still the fold's handle once open
     # friction26b 6: which of the person's chats: the client that started the run, and when, by the clock and how
     # long ago (friction28a 9); whether a new chat will do, in the same sentence, said once in the panel (friction28b
     # 1); the Copied line names the chat, nothing more, in people's words: one sentence with its verb (friction27a 1).
@@ -348,9 +350,8 @@ def test_a_run_waiting_for_the_user(sized_page, console_log, site, service_catal
     # Opened from the keyboard, the menu lists each download with a few words, within the screen.
     export.focus()
     sized_page.keyboard.press("Enter")
-    expect(sized_page.locator(".export-menu .ex-name")).to_have_text(
-        ["Bundle", "Session report", "Report of the shown run"]
-    )
+    # A session of one run: its report is the session's, offered once (friction61a 5).
+    expect(sized_page.locator(".export-menu .ex-name")).to_have_text(["Bundle", "Session report"])
     keep_screenshot(sized_page, "export-menu-open")
     assert_fits(sized_page)
     # Escape closes it, the focus back on its button; so does a click elsewhere on the page.

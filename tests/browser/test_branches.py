@@ -119,7 +119,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
     # The state, whose move and the step in the card's status line; the panel under it says what happens next,
     # what is wrong, and folds the call to give a stuck agent.
-    expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · retrying")
+    expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
     expect(page.locator("#run-where")).to_have_text(
         re.compile(r"^Record the Changed Files · step 2 of \d+ · refused .+, the agent must resend it$")
     )
@@ -157,10 +157,10 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page).to_have_url(re.compile(rf"/nodes/{stuck.node_id}/$"))
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
-    expect(refusal.locator(".verdict")).to_have_text(
-        "Refused: the agent must resend this step with the list of changed files."
-    )
+    # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
+    expect(refusal.locator(".verdict")).to_have_text("Refused: the agent must resend this step.")
     expect(refusal.locator(".blocked-issues")).to_contain_text("the list of changed files")
+    assert refusal.inner_text().count("list of changed files") == 1
     expect(refusal.locator(".blocked-more .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)
     expect(page.locator("#recorded-title + ol")).to_contain_text(

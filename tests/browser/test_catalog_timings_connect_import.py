@@ -426,6 +426,8 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     expect(form.locator("#import-error")).to_contain_text(
         "This is not a WorkRail bundle (not JSON). Did you pick the right file?"
     )
+    # That it was not imported, said once (friction61a 5: "Not imported: … Nothing was imported.").
+    assert form.locator("#import-error").inner_text().lower().count("imported") == 1
     expect(form.locator("#import-error")).not_to_contain_text("cut short")
     expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
     # Posted in place (drop.js): the chosen file is still chosen, so nothing asks to choose it again, and

@@ -118,7 +118,14 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.get_by_text(re.compile("Nothing is recorded until"))).to_have_count(0)
         page.get_by_role("button", name="Preview the change").click()
         expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+        # The change said once: the preview's list, not "What changes" again beside the same inputs (friction61a 5,
+        # 61b 14); edited again, "What changes" is back to say what differs now.
+        expect(page.locator("#fork-changes")).to_be_hidden()
         screenshot(page, "operator-fork-preview")
+        page.locator("#fork-mode [data-mode=json]").click()
+        editor.fill(json.dumps({**editable, "target": "qa"}, indent=2))
+        expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "qa"'])
+        editor.fill(json.dumps({**editable, "target": "production"}, indent=2))
         page.get_by_role("button", name="Start the branch with this change").click()
 
         # The new branch's step: its hand-over is what "Resume here" holds, branching again the next section.
@@ -138,7 +145,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # "Replaced" here only, orange on the run page, read as two different states).
         row = page.locator("#other-branches li.replaced")
         expect(row.locator(".badge")).to_have_text("Your move · Replaced")
-        expect(page.locator(".messages")).to_contain_text("New branch started: the agent redoes Prepare")
+        expect(page.locator(".messages")).to_contain_text(
+            "New branch started: the agent redoes Prepare with the inputs as edited."  # the form's word (friction61a 4)
+        )
         # Both branches named, so the step it came from (of the same title) does not read as this page; the
         # crumb names the branch (friction18a 7).
         expect(page.locator("#started-by-hand")).to_have_text(
@@ -157,7 +166,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # Branched from Prepare, done while Deploy to staging was pending: the step is the one the branch was
         # started from, not "the step that was pending".
         why = page.locator("section[aria-labelledby='trace-title']")
-        expect(why).to_contain_text("it is the step the branch was started from, with the context as edited then.")
+        expect(why).to_contain_text("it is the step the branch was started from, with the inputs as edited then.")
+        expect(why).not_to_contain_text("context")  # one name, "inputs", as the form says
         expect(why).not_to_contain_text("pending")
         screenshot(page, "operator-fork-handover")
         assert_plain_words(page)
@@ -280,12 +290,18 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     page.locator("#fork-mode [data-mode=json]").click()
     page.locator("#fork-context").fill('{"target": "production",}')
     # Checked as it is typed, where it fails said; sent anyway, the server's answer is the one that counts.
-    expect(page.locator("#fork-json-error")).to_contain_text("not valid JSON at line 1, column 25")
+    expect(page.locator("#fork-json-error")).to_contain_text("The inputs are not valid JSON at line 1, column 25")
+    # What changes cannot be told from JSON that does not parse: not "Nothing yet: … the same values" (friction61a 4).
+    expect(page.locator("#fork-changes-unknown")).to_have_text("Cannot tell until the JSON is valid.")
+    expect(page.locator("#fork-no-change")).to_be_hidden()
     page.locator("#fork-reason").fill("Trailing comma on purpose.")
     page.get_by_role("button", name="Preview the change").click()
     expect(page.locator("#fork-error strong")).to_have_text(
-        "The context is not valid JSON (line 1, column 25). Nothing was recorded."
+        "The inputs are not valid JSON (line 1, column 25). Nothing was recorded."
     )
+    expect(page.locator("#fork-error")).to_contain_text("Write the inputs as a JSON object")
+    expect(page.locator("#fork-changes-unknown")).to_be_visible()
+    expect(page.locator("#fork-no-change")).to_be_hidden()
     expect(page.locator("#fork-error .small")).to_contain_text("CONTEXT_CHANGE_INVALID")
     expect(page.locator("#fork-context")).to_have_value('{"target": "production",}')
     expect(page.locator("#fork-context")).to_be_visible()  # the JSON to fix in sight, said once (no live line)

@@ -99,9 +99,9 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     more = menu.locator(".nav-more summary")
     expect(more).to_have_text("More: Admin")  # "More" (friction18a 15), highlighted, naming the page in it (26a 16)
     # The bar's end is every dashboard page's (friction28a 7, 28b 19): the person's letter, then the "?", no theme
-    # switch; "Change password" and "Log out" are in "More ▾". One row.
+    # switch; "Change password" and "Sign out" are in "More ▾". One row.
     tools = page.locator("#user-tools")
-    expect(tools.get_by_role("button", name="Log out")).to_be_hidden()
+    expect(tools.get_by_role("button", name="Sign out")).to_be_hidden()
     expect(page.locator(".theme-toggle")).to_have_count(0)
     expect(tools.get_by_role("button", name="Signed in as admin")).to_be_visible()
     expect(tools.get_by_role("link", name="Words used here")).to_be_visible()
@@ -117,7 +117,7 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
         expect(menu.get_by_role("link", name=name, exact=True)).to_be_visible()
         assert menu.get_by_role("link", name=name, exact=True).get_attribute("href") == href
     expect(menu.get_by_role("link", name="Change password")).to_be_visible()
-    expect(menu.get_by_role("button", name="Log out")).to_be_visible()
+    expect(menu.get_by_role("button", name="Sign out")).to_be_visible()
     keep_screenshot(page, "admin-index-menu")
     page.keyboard.press("Escape")  # menus.js closes it, as on the dashboard
     expect(menu.get_by_role("link", name="Connect", exact=True)).to_be_hidden()
@@ -135,7 +135,7 @@ def test_the_admin_wears_the_dashboards_brand_and_palette_light_dark_and_phone(p
     admin_left = brand.bounding_box()["x"]
     expect(menu.get_by_role("link", name="Admin")).to_have_attribute("aria-current", "page")
     # The dashboard's line, in its words and style, not Django's "Change password / Log out".
-    expect(page.locator("#account-line")).to_have_text("Signed in as admin · Log out")
+    expect(page.locator("#account-line")).to_have_text("Signed in as admin · Sign out")
     expect(page.locator("#user-tools").get_by_role("link", name="Change password")).to_have_count(0)
     expect(page.locator("#user-tools").get_by_role("link", name="Words used here")).to_be_visible()
     menu.get_by_role("link", name="Workflows").click()
@@ -309,10 +309,10 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         out = sized_page.locator(".nav-more .menu-logout")
     else:
         expect(avatar).to_be_hidden()  # the line says it in words
-        expect(line).to_have_text("Signed in as admin · Log out")
+        expect(line).to_have_text("Signed in as admin · Sign out")
         bar, nav = line.bounding_box(), sized_page.locator(".topbar nav").bounding_box()
         assert bar and nav and abs(bar["y"] + bar["height"] / 2 - (nav["y"] + nav["height"] / 2)) < 8, (bar, nav)
-        out = line.get_by_role("button", name="Log out")
+        out = line.get_by_role("button", name="Sign out")
     with sized_page.expect_navigation():
         out.click()
     assert sized_page.url == site + "/workflows/"

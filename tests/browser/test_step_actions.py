@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.models import Node
-from tests.browser.layout import PASTE_NEXT, assert_fold_mark_fits, separator_orphans, visit
+from tests.browser.layout import PASTE_NEXT, assert_fold_mark_fits, separator_orphans, visible_text, visit
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -277,6 +277,9 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
         " again at this step, on this branch.",
     )
     expect(resume_button(sized_page)).to_have_text("Copy the resume message")
+    # How long, as the run page says it, once (friction61b 13: the step page said only "Stalled").
+    expect(sized_page.locator("#stalled-for")).to_have_text(re.compile(r"^· stalled for\s\d+\smin$"))
+    assert visible_text(sized_page).count("stalled for") == 1
     console_log.assert_clean()
 
 

@@ -1,6 +1,6 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
-"Your move · Stalled", "Agent's move · Working", "Agent's move · Refused · retrying"), its colour its tone (amber
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Refused · to resend"), its colour its tone (amber
 for your routine move, red only for a refused one or one that needs your input, blue for the agent's, grey for
 nobody's); the filters by whose move; the blocked panel's line and button in sight, what the button copies; and a
 neutral 404 advice box."""
@@ -69,7 +69,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # first screen; not in the page's head, the runs column's one card or the panel (said once). No action
     # inside it: the panel says it (friction14 1).
     head_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(head_pill).to_have_text("Agent's move · Refused · retrying")
+    expect(head_pill).to_have_text("Agent's move · Refused · to resend")
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
@@ -131,7 +131,12 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
     assert colour(panel, "borderLeftColor") == red  # the red edge, as the pill's colour
     assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == red  # and its step's ring and dot
-    expect(panel.locator(".if-stopped")).to_contain_text("has not tried again for 45 minutes")
+    # How long, once: the status line's "refused 45 min ago, the agent has not resent it", not again in the
+    # panel (friction61a 5).
+    expect(panel.locator(".if-stopped")).to_have_text(
+        "It has probably stopped. The message gives it the step again to resend."
+    )
+    assert "tried again" not in panel.inner_text() and "not resent" not in panel.inner_text()
     expect(button).to_be_visible()
     assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")
@@ -160,7 +165,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         [
             "Your move · Confirm",
             "Your move · Refused · agent stopped",
-            "Agent's move · Refused · retrying",
+            "Agent's move · Refused · to resend",
             "Your move · Stalled",
             "Canceled",
         ]
@@ -173,7 +178,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
     assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
     assert {w for w, fill in fills.items() if fill == red} == {"Your move · Refused · agent stopped"}
-    assert fills["Agent's move · Refused · retrying"] == blue not in (red, amber)
+    assert fills["Agent's move · Refused · to resend"] == blue not in (red, amber)
     # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
     confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
     assert colour(confirm_words, "color") == css_colour(sized_page, "--your-move-text") != red
@@ -189,7 +194,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     needs = rows.filter(has=sized_page.locator(".badge.state-needs_you"))
     expect(needs.locator(".where-line")).to_contain_text("waiting for your confirmation")
     stopped_row = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=yours]"))
-    expect(stopped_row.locator(".where-line .your-action")).to_have_text("resume the agent")
+    expect(stopped_row.locator(".where-line .your-action")).to_have_text("get the resume message")
     expect(sized_page.locator(".where-line .your-action")).to_have_count(3)  # and the stalled row's
     # The confirmation's row links its panel too, as the others do (friction25a 10); the link lands on it.
     reply = needs.locator(".where-line a.your-action")
@@ -287,7 +292,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
             "Stalled",
             "Replaced",
             "Working",
-            "Refused · retrying",
+            "Refused · to resend",
             "Left behind",
             "Done",
             "Canceled",
@@ -304,10 +309,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert [colour(filters.nth(i), "backgroundColor") for i in range(2)] == [surface, ink]
     sized_page.locator(".status-chips a[href='?status=agents']").click()
     expect(rows).to_have_count(1)
-    expect(rows.locator(".badge")).to_have_text("Agent's move · Refused · retrying")
+    expect(rows.locator(".badge")).to_have_text("Agent's move · Refused · to resend")
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · retrying")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
     if phone:  # the run's small secondary controls too: Cancel run…, Export
         for control in ("#cancel-button", ".export-menu > summary"):
             tap = sized_page.locator(control).bounding_box()
@@ -430,7 +435,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     visit(sized_page, f"{site}/runs/{retrying.run_id}/", "blocked-retrying-colours")
     blue = css_colour(sized_page, "--info")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(blocked_pill).to_have_text("Agent's move · Refused · retrying")
+    expect(blocked_pill).to_have_text("Agent's move · Refused · to resend")
     timeline_dot, timeline_key = (
         sized_page.locator(".tl-dot.dot-blocked").first,
         sized_page.locator(".tl-key.dot-blocked"),
@@ -473,7 +478,7 @@ def test_a_tapped_pill_shows_what_its_state_means_inside_the_window(sized_page, 
         page.goto(url)
         tap = page.locator(pill).first
         means = tap.locator(".badge").get_attribute("aria-description")
-        assert means and "nothing was recorded for 30 min" in means  # the line the glossary gives Stalled
+        assert means and "nothing was recorded for 30 min or more" in means  # the line the glossary gives Stalled
         popover = page.locator(f"#{tap.get_attribute('popovertarget')}")
         expect(popover).to_be_hidden()
         tap.click()

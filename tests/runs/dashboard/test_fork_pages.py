@@ -98,7 +98,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     assert response["Location"] == f"/nodes/{child.public_id}/#resume-here"
     page = html.unescape(client.get(response["Location"]).content.decode())
-    assert "New branch started: the agent redoes Prepare with the context as edited." in page
+    assert "New branch started: the agent redoes Prepare with the inputs as edited." in page
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
@@ -393,5 +393,5 @@ def test_the_sessions_list_offers_to_hand_a_branch_started_by_hand_to_an_agent(c
     page = client.get("/").content.decode()
     row = between(page, '<div class="where-line"', "</div>")
     assert "no agent has it yet" in html.unescape(row), row
-    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">hand it to an agent</a>', row), row
-    assert "resume the agent" not in row
+    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">get its message</a>', row), row
+    assert "get the resume message" not in row

@@ -1,5 +1,5 @@
 """Who is signed in, said in the main header of every dashboard page, not on the admin's alone (friction26b 19,
-26a 17): "Signed in as bob · Log out", the log-out a POST with its CSRF token that comes back to the page; on a
+26a 17): "Signed in as bob · Sign out", the log-out a POST with its CSRF token that comes back to the page; on a
 phone the person's letter in the bar, opening "More", whose first line says the same. Nobody signed in: no such line."""
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ def test_a_signed_in_person_is_named_in_every_pages_header(client, django_user_m
     assert 'method="post" action="/admin/logout/"' in bar
     assert 'name="csrfmiddlewaretoken"' in line
     assert f'<input type="hidden" name="next" value="{path}">' in line
-    assert "Signed in as <strong>bob</strong> · " in line and ">Log out</button>" in line
+    assert "Signed in as <strong>bob</strong> · " in line and ">Sign out</button>" in line
     # The phone's "More" opens with the same: who, and the log-out back to the page, before the pages.
     more = bar.split('<li class="nav-more">', 1)[1]
-    assert "Signed in as bob" in more and ">Log out</button>" in more
-    assert more.index("Signed in as bob") < more.index(">Log out</button>") < more.index(">Tool timings<")
+    assert "Signed in as bob" in more and ">Sign out</button>" in more
+    assert more.index("Signed in as bob") < more.index(">Sign out</button>") < more.index(">Tool timings<")
     assert f'name="next" value="{path}"' in more
     # The phone bar's letter (friction28b 3): named in words for screen readers, opening "More" (menus.js).
     avatar = bar.split('class="account-avatar"', 1)[1].split("</button>", 1)[0]
@@ -37,7 +37,7 @@ def test_a_signed_in_person_is_named_in_every_pages_header(client, django_user_m
 
 def test_nobody_signed_in_no_account_line(client):
     bar = header(client.get("/sessions/").content.decode())
-    assert "account-line" not in bar and "Signed in" not in bar and "Log out" not in bar
+    assert "account-line" not in bar and "Signed in" not in bar and "Sign out" not in bar
     assert "account-avatar" not in bar
 
 
@@ -46,3 +46,10 @@ def test_log_out_from_the_header_comes_back_to_the_page(client, django_user_mode
     answer = client.post("/admin/logout/", {"next": "/workflows/"})
     assert answer.status_code == 302 and answer["Location"] == "/workflows/"
     assert "Signed in" not in client.get("/workflows/").content.decode()
+
+
+def test_the_sign_in_page_says_sign_in_as_the_header_says_sign_out(client):
+    # friction61b 15: "Sign in with an admin account" above a "Log in" button, "Log out" in the header: one verb pair.
+    page = client.get("/admin/login/").content.decode()
+    assert 'type="submit" value="Sign in"' in page and "<title>Sign in | " in page
+    assert "Log in" not in page and "log in" not in page

@@ -95,7 +95,7 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "paused": ("Your move · Paused", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Refused · retrying", "agents"),
+        "blocked": ("Agent's move · Refused · to resend", "agents"),
         # friction22a B9: not the agent's; friction23a A1, 23b 2: its line asks the person to stop that agent
         "superseded": ("Your move · Replaced", "yours"),
         "left_behind": ("Left behind", "nobody"),
@@ -109,11 +109,11 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        # no action inside; a blocked step the agent resends reads "Refused · retrying" (friction28a 2)
+        # no action inside; a blocked step the agent resends reads "Refused · to resend" (friction28a 2)
         assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
-    assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "resume the agent"
+    assert states.your_action("stalled", "yours") == states.your_action("blocked", "yours") == "get the resume message"
     assert states.your_action("needs_you", "yours") == "review and reply"
     assert states.your_action("blocked", "agents") == states.your_action("needs_you", "agents") == ""
     assert states.your_action("blocked", "yours", held_by_you=True) == ""  # its line says what only you give
@@ -171,7 +171,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Refused · retrying",
+        "blocked": "Agent's move · Refused · to resend",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -187,7 +187,8 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # words of where it is link the run, as on every row (friction32: plain on your-move rows only read as
     # arbitrary), so the line's two links lead to two places: the run, and its panel (friction28b 10).
     link = re.search(
-        r'</a> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">resume the agent</a>$', rows_where["stalled"]
+        r'</a> <a class="your-action" href="/runs/([^/"]+)/#stalled-1">get the resume message</a>$',
+        rows_where["stalled"],
     )
     assert link is not None, rows_where["stalled"]
     assert rows_where["stalled"].count("<a ") == 2 and "where-text" not in rows_where["stalled"]
@@ -243,7 +244,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Refused · retrying"
+    assert chip(status(text)) == "Agent's move · Refused · to resend"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -296,10 +297,10 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     before_folds = re.sub(r'<details class="message-fold".*?</details>', "", panel, flags=re.S).split("<details")[0]
     assert 'id="if-stopped-1"' in before_folds and BUTTON in before_folds
     assert before_folds.index(BUTTON) < before_folds.index("Why it was refused")
-    assert "has not tried again for 45 minutes" in before_folds
+    assert "The message gives it the step again to resend." in before_folds and "tried again" not in before_folds
     # Only the verdict in bold, the rest of the line regular (friction25b 18).
     lead = before_folds.split('id="if-stopped-1">')[1].split("</p>")[0]
-    assert lead.startswith('<strong class="lead-verdict">It has probably stopped.</strong> The agent has not tried')
+    assert lead.startswith('<strong class="lead-verdict">It has probably stopped.</strong> The message gives')
     assert lead.count("<strong") == 1
     # One run: its card in the runs column names it only; its chip is the status line's, once.
     card = text.split('class="runs-nav"')[1].split("</nav>")[0]
@@ -313,7 +314,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
         ' · <span class="where-then">the agent has not resent the refused step for 4' in where
         and " min</span>" in where
     )
-    assert f'<a class="your-action" href="/runs/{stuck.run_id}/#blocked-1">resume the agent</a>' in where
+    assert f'<a class="your-action" href="/runs/{stuck.run_id}/#blocked-1">get the resume message</a>' in where
     assert "yours from" not in where
     # The "Your move" filter counts it and selects it, with every other session yours.
     assert "Your move 1" in listed and "Agent&#x27;s move 0" in listed
@@ -423,7 +424,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Refused · retrying"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Refused · to resend"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 
@@ -508,6 +509,6 @@ def test_a_panel_and_the_progress_strip_say_whose_move_as_the_pill_does(client, 
 
 def test_a_paused_branch_started_by_hand_is_handed_to_an_agent_not_resumed():
     # "no agent has it yet" beside "resume the agent" read as a contradiction: nobody had it to resume.
-    assert states.your_action("paused", "yours", by_hand=True) == "hand it to an agent"
-    assert states.your_action("paused", "yours") == "resume the agent"  # an import: an agent had it elsewhere
-    assert states.your_action("stalled", "yours", by_hand=True) == "resume the agent"
+    assert states.your_action("paused", "yours", by_hand=True) == "get its message"
+    assert states.your_action("paused", "yours") == "get the resume message"  # an import: an agent had it elsewhere
+    assert states.your_action("stalled", "yours", by_hand=True) == "get the resume message"

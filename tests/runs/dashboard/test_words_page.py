@@ -31,7 +31,7 @@ def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, 
     legend = page(client, "/sessions/").split('id="state-meanings"')[1].split("</details>")[0]
     for text in (words, legend):
         assert "Blocked" not in text and "Retrying" not in text
-    for said in ("Refused · agent stopped", "Refused · retrying", "Needs your input"):
+    for said in ("Refused · agent stopped", "Refused · to resend", "Needs your input"):
         assert f"<strong>{html.escape(said)}</strong>" in legend, said
     terms = {term.word: term.means for term in glossary.TERMS}
     assert "Refused" in terms and "not a refused answer" in terms["Turned away"]

@@ -45,7 +45,7 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     assert {m.state for m in states.MEANINGS} == set(get_args(StateName))
     words = [m.word for m in states.MEANINGS]
     assert len(words) == len(set(words)) and all(m.means.endswith(".") for m in states.MEANINGS)
-    # A refused step has lines by whose move: the agent's reads "Refused · retrying".
+    # A refused step has lines by whose move: the agent's reads "Refused · to resend".
     assert states.meaning("blocked", "agents") != states.meaning("blocked", "yours")
     assert states.pill("blocked", "agents").means.startswith("The agent's answer was refused. It was told")
     assert states.pill("done", "nobody").means == "Finished."
@@ -60,7 +60,7 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
             "Stalled",
             "Replaced",
         ],
-        "Agent's move": ["Working", "Refused · retrying"],
+        "Agent's move": ["Working", "Refused · to resend"],
         "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
     }
     # Each under the filter whose colour its pill has.
@@ -70,15 +70,15 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
 def test_a_blocked_step_of_yours_says_its_cause_in_its_pill_and_its_line():
     """friction26a 4, 26b 10: one "Blocked" meant an agent that stopped (paste a resume message) or a step that
     waits for what only the person gives (give it); the pill said neither. One state, two causes, from typed
-    data (held_by), each with its own line; Stalled and "Refused · retrying" say theirs in words too."""
+    data (held_by), each with its own line; Stalled and "Refused · to resend" say theirs in words too."""
     stopped = states.pill("blocked", "yours")
     held = states.pill("blocked", "yours", held_by_you=True)
     assert stopped.words == "Your move · Refused · agent stopped" and stopped.tone == "trouble"
     assert held.words == "Your move · Needs your input" and held.tone == "trouble"
     assert held.means == "The step waits for something only you can give."
     assert "has probably stopped" in stopped.means
-    # The agent's move reads "Refused · retrying", with no cause: it resends by itself.
-    assert states.pill("blocked", "agents", held_by_you=False).words == "Agent's move · Refused · retrying"
+    # The agent's move reads "Refused · to resend", with no cause: it resends by itself.
+    assert states.pill("blocked", "agents", held_by_you=False).words == "Agent's move · Refused · to resend"
     assert "went quiet mid-step" in states.meaning("stalled", "yours")
     # Short enough for a phone card's pill beside its title.
     assert max(len(p.words) for p in (stopped, held)) <= 40
@@ -89,10 +89,10 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     45 min"; the lines of the states the threshold turns say its minutes, as configured."""
     settings.WORKRAIL_STALL_MINUTES = 12
     assert states.meaning("blocked", "yours").startswith(
-        "The agent's answer was refused and it has not resent it for 12 min: it has probably stopped"
+        "The agent's answer was refused and it has not resent it for 12 min or more: it has probably stopped"
     )
     assert "If it has not after 12 min, it becomes your move." in states.meaning("blocked", "agents")
-    assert "nothing was recorded for 12 min" in states.meaning("stalled", "yours")
+    assert "nothing was recorded for 12 min or more" in states.meaning("stalled", "yours")
     assert "in the last 12 min" in states.meaning("superseded", "yours")
     # friction22a B9: what is left to the person, said where its line is read; friction23a A1: so it is theirs,
     # whatever the source said (its agent may still record there).
@@ -114,7 +114,7 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
         "superseded",
     }
     assert states.tone("blocked", states.move("blocked", stopped=True)) == "trouble"
-    assert tones["blocked"] == tones["running"] == "agents"  # "Refused · retrying": the agent's blue, not red
+    assert tones["blocked"] == tones["running"] == "agents"  # "Refused · to resend": the agent's blue, not red
     assert {tones[s] for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
     # A pill carries its tone: "Your move · Confirm" and "Your move · Refused · agent stopped" are no longer one colour.
     assert states.pill("needs_you", "yours").tone == "yours"

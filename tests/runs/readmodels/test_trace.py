@@ -234,4 +234,4 @@ def test_a_branch_started_by_hand_from_a_done_step_is_not_called_the_pending_one
     forked = fork_node(str(root.public_id), {"target": "production"}, "Ship it.", via="dashboard")
     said = node_trace(forked.node_id).text
     assert "pending" not in said
-    assert said.endswith("it is the step the branch was started from, with the context as edited then.")
+    assert said.endswith("it is the step the branch was started from, with the inputs as edited then.")

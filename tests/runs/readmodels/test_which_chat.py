@@ -46,14 +46,18 @@ def test_a_declared_client_is_said_by_its_product_name():
     assert product("mcp") == product("python-mcp") == product("") == ""
 
 
-def test_a_folded_message_is_shown_by_its_opening_cut_at_a_word():
-    # friction26a 12: the fold's summary says what the button copies, its first line cut with "…".
-    from runs.readmodels.agent_message import opening, text
+def test_a_folded_message_is_summed_up_in_plain_words():
+    # friction61b 4: the fold's summary was the message's opening, developer words ("continue_workflow",
+    # "stateToken") in plain view; it says what the fold holds, the message itself stays inside.
+    from django.template.loader import render_to_string
 
-    said = opening(text("st1abc", "step 2 of 3 (Draft)"))
-    assert said == "Resume the WorkRail workflow: call continue_workflow with stateToken…"
-    assert opening("Go on.") == "Go on."  # all of it: no "…"
-    assert opening("First line\nsecond line") == "First line…"
+    html = render_to_string(
+        "dashboard/_agent_message.html",
+        {"message": 'call continue_workflow with stateToken "st1"', "id": "m", "fold": True},
+    )
+    summary = html.split("<summary", 1)[1].split("</summary>", 1)[0]
+    assert summary.endswith(">The message it copies") and "stateToken" not in summary
+    assert "stateToken" in html.split("</summary>", 1)[1]
 
 
 def test_the_chat_is_named_by_its_client_where_one_was_recorded():

@@ -104,6 +104,9 @@ def test_the_list_and_the_run_page_agree_on_a_blocked_runs_move(service_catalog,
     [row] = overview.list_sessions().items
     assert attention.move_of_blocked(detail.branch.blocked, cutoff) == _row_move(row) == "yours"
     guide = attention.blocked_guide(detail.branch.blocked, cutoff)
-    assert guide.fold == "" and "has not tried again for 45 minutes" in guide.lead
+    # How long, once: in the heading a step's page shows, the run page's status line in its place; what is wrong
+    # is the panel's "Why it was refused" list (friction61a 5).
+    assert guide.fold == "" and guide.lead == "The message gives it the step again to resend."
+    assert guide.heading == "Refused: the agent has not resent this step for 45 min."
     assert guide.lead_verdict == "It has probably stopped." and "probably" not in guide.lead
     assert Run.objects.get(public_id=stuck.run_id).status == "blocked"

@@ -22,6 +22,15 @@
   var changesBox = document.getElementById("fork-changes");
   var changes = changesBox.querySelector("ul");
   var noChange = document.getElementById("fork-no-change");
+  var unknownChange = document.getElementById("fork-changes-unknown");
+  /* While the JSON does not parse, nobody can tell what changes: no list and no "Nothing yet", which read as
+   * "the same values" beside JSON that had dropped a key (friction61a 4). */
+  function changesUnknown() {
+    changes.textContent = "";
+    noChange.hidden = true;
+    unknownChange.hidden = false;
+    changesBox.hidden = false;
+  }
   var original = JSON.parse(originalScript.textContent);
   var rowsBroken = false;  /* a JSON row does not parse: the textarea, which is sent, is behind the rows */
 
@@ -52,10 +61,10 @@
     try {
       var value = JSON.parse(text);
     } catch (e) {
-      return { error: "The context is not valid JSON" + where(text, e.message) + ": keys in double quotes, no trailing comma." };
+      return { error: "The inputs are not valid JSON" + where(text, e.message) + ": keys in double quotes, no trailing comma." };
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      return { error: "The context must be a JSON object, such as {\"target\": \"production\"}." };
+      return { error: "The inputs must be a JSON object, such as {\"target\": \"production\"}." };
     }
     return { value: value };
   }
@@ -92,6 +101,7 @@
           context[key] = JSON.parse(text);
         } catch (e) {
           rowsBroken = true;
+          changesUnknown();
           showError("The value of " + key + " is not valid JSON: write it as a number, true, false, null, a list or an object.");
           return null;
         }
@@ -120,6 +130,8 @@
       changes.appendChild(item);
     });
     noChange.hidden = lines.length > 0;
+    unknownChange.hidden = true;
+    changesBox.hidden = false;
   }
 
   function rowsChanged() {
@@ -134,6 +146,7 @@
     rowsBox.disabled = Boolean(parsed.error);  /* the rows wait, unchanged, while the JSON does not parse */
     if (parsed.error) {
       showError(parsed.error);
+      changesUnknown();
       return;
     }
     showError("");
@@ -211,10 +224,14 @@
   var start = parseContext(area.value);
   if (start.error) {
     rowsBox.disabled = true;  /* what was typed is kept, its JSON in sight to fix where it fails */
+    changesUnknown();
     if (!document.getElementById("fork-error")) showError(start.error);  /* else the server's notice says it */
     showMode("json");
   } else {
     showChanges(start.value);
     showMode("rows");  /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight */
+    /* Beside a preview of these very inputs, its list says what changes: not a second list until they are
+     * edited again (friction61a 5, 61b 14: the same changes twice). */
+    if (document.getElementById("fork-preview")) changesBox.hidden = true;
   }
 })();
