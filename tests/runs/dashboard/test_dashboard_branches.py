@@ -53,7 +53,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     ids = first.split('id="ended-with-ids"', 1)[1].split("</details>", 1)[0]
     assert "<code>mr_review.changed_files</code> from step <code>" in ids
     assert "SQL built from user input" in first  # the findings table
-    assert f"The agent works on branch 2: {WHERE}" in first  # named once, by the banner (friction24a 9)
+    assert f">{WHERE}&nbsp;→</a>" in first  # named once, by the banner (friction24a 9)
 
     assert STATUS in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
@@ -90,7 +90,9 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     # once (friction24a 9): no "Latest:" line with a pill, no row for branch 2 in the list, no story line.
     banner = first.split('id="shown-branch">')[1].split("</p>")[0]
     assert banner.startswith("Viewing branch 1 (done). ")
-    assert f"The agent works on branch 2: {WHERE}&nbsp;→</a>" in banner
+    # The run's pill kept beside branch 2 (friction61a 9: without it the card had no state).
+    assert '<span class="nowrap">Branch 2:</span>' in banner and "Agent&#x27;s move · Working" in banner
+    assert f">{WHERE}&nbsp;→</a>" in banner
     assert "Latest:" not in first and "agent working <time" not in first
     assert "· the run's newest step" not in first and 'id="branch-story"' not in first
     assert 'id="other-branches"' not in first  # branch 2 was the only other: the list goes
