@@ -147,7 +147,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # The fold is named by what it holds (friction25b 9), not a bare "Details".
         title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
         assert more.split("<summary>")[1].startswith(title + "</summary>"), url
-        assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
+        assert 'class="resend-call"' in more and 'class="expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words, in the panel; the code and the place in the agent's answer under "For
         # developers", not a column of the person's panel (friction24a 11).
@@ -215,7 +215,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
     # The fold is named by what it holds (friction25b 9).
     named = ">Details: the refused answer, codes, the call</summary>"
-    assert refusal.count(named) == 1 and 'class="wrap resend-call"' in refusal
+    assert refusal.count(named) == 1 and 'class="resend-call"' in refusal
     box = refusal.split("</section>")[0]
     fold = box.split('<details class="blocked-more fold-quiet"')[1]
     assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"')
