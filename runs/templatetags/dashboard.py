@@ -328,9 +328,7 @@ def also_chip(where: Any, badge_id: str = "") -> str:
     if not words:
         return ""
     named = format_html(' id="{}"', badge_id) if badge_id else ""
-    return format_html(
-        '<span class="badge also-pill" data-tone="yours" data-move="yours"{}>{}</span>', named, words
-    )
+    return format_html('<span class="badge also-pill" data-tone="yours" data-move="yours"{}>{}</span>', named, words)
 
 
 @register.simple_tag(takes_context=True)
