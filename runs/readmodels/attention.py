@@ -496,6 +496,13 @@ def stop_words(replaced: list[int]) -> str:
     return f"tell the agents of branches {listing.joined([str(n) for n in replaced])} to stop"
 
 
+def also_pill(also: str) -> str:
+    """The pill of what the person is to do beside an "Agent's move" pill (stop_words): a move of theirs, said as
+    every move of theirs is, "Your move · tell branch 1's agent to stop" (friction61b 2: as a "+ …" line of plain
+    text the eye skipped it, and the run's pill alone said nothing was the person's); "" for none."""
+    return f"{states.YOUR_MOVE} · {also}" if also else ""
+
+
 @dataclass(frozen=True)
 class RunState:
     """What a run page needs to choose its panels: the run, its branches, their outcomes, the shown one."""

@@ -97,6 +97,17 @@ class BranchSection:
         return not self.shown and self.state in states.SETTLED
 
     @property
+    def stands_at(self) -> str:
+        """Where a folded branch stands, on its folded heading's line: its last step's title and place ("Review
+        storage · step 4 of 8 (area 2 of 2)"), as the desktop's list says it; folded, its rows that say it are
+        hidden (friction61b 10: "Branch 2 · Left behind" alone). "" for a branch shown open."""
+        if not self.folded:
+            return ""
+        # Its last step with a place: the row after it, "Complete", says no more than its pill ("Done").
+        tip = next((row for row in reversed(self.rows) if row.words and not row.skipped), None)
+        return f"{tip.title} · {tip.words}" if tip else ""
+
+    @property
     def aside(self) -> bool:
         """No agent works on it any more (left behind, canceled): its rows' marks are dashed, as the drawing's
         cards of such a branch (graph_drawing.NOBODY_STATES; friction25b 4)."""

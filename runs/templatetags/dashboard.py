@@ -320,6 +320,17 @@ def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = 
     return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
 
 
+@register.simple_tag
+def also_chip(where: Any, badge_id: str = "") -> str:
+    """Beside an "Agent's move" pill, the person's move all the same (Whereabouts.also) as a pill of their move,
+    in its colour (attention.also_pill, friction61b 2); "" when there is none."""
+    words = attention.also_pill(getattr(where, "also", ""))
+    if not words:
+        return ""
+    named = format_html(' id="{}"', badge_id) if badge_id else ""
+    return format_html('<span class="badge also-pill" data-tone="yours" data-move="yours"{}>{}</span>', named, words)
+
+
 @register.simple_tag(takes_context=True)
 def state_meanings(context: Context) -> str:
     """The popovers of the meanings the page's pills showed (state_chip), one per meaning, each its pill's words

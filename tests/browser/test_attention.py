@@ -556,11 +556,18 @@ def test_a_run_page_says_where_the_agent_is_once(sized_page, console_log, site, 
         expect(sized_page.locator("#shown-branch")).to_have_count(0)
         tip = sized_page.locator(".left-behind-line a[href^='?tip=']").first.get_attribute("href")
         visit(sized_page, f"{site}/runs/{run.run_id}/{tip}", "where-forked-branch-1")
-        # One banner (friction24a 9): the branch shown in its state's word, then where the agent works, once.
+        # One banner (friction24a 9): the branch shown in its state's word, then where the agent works, once, with
+        # the run's pill (friction61a 9: without it the card had no state); the box under it says where the shown
+        # branch stopped, not a bare step name.
         expect(sized_page.locator("#shown-branch")).to_have_text(
-            "Viewing branch 1 (left behind). The agent works on branch 2: Draft Plan with Risks · step 2 of 3\u00a0→"
+            "Viewing branch 1 (left behind). Branch 2: Agent's move · Working"
+            " Draft Plan with Risks · step 2 of 3\u00a0→"
         )
-        assert where_said(sized_page, "branch 2: Draft Plan with Risks") == 1, visible_text(sized_page)
+        expect(sized_page.locator("#shown-branch .badge")).to_have_text("Agent's move · Working")
+        expect(sized_page.locator("#left_behind-step-1")).to_have_text(
+            "Branch 1 stopped at: Self-Check the Plan · step 3 of 3"
+        )
+        assert where_said(sized_page, "Working Draft Plan with Risks") == 1, visible_text(sized_page)
         assert "the latest" not in visible_text(sized_page) and "Latest:" not in visible_text(sized_page)
         # Two open branches, both stopped by canceling: the button says it covers the whole run, shown branch 1
         # or not (friction22a B5), its confirmation names them as their cards say them (friction17b 18) and

@@ -74,7 +74,7 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     expect(page).to_have_url(re.compile(rf"\?tip={review.done_tip}$"))
     # One banner: the branch shown, in its state's word, then the way to branch 2, where the agent works
     # (friction24a 9); no second line, no row for branch 2, no story of how it came after branch 1.
-    expect(page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (done). The agent works on branch 2: ")
+    expect(page.locator("#shown-branch")).to_contain_text("Viewing branch 1 (done). Branch 2: Agent's move · ")
     expect(page.locator("#run-status, #branch-story, #other-branches")).to_have_count(0)
     expect(page.locator("#synthesis-title")).to_have_text("Summary of branch 1")
     expect(page.locator("#synthesis-verdict")).to_contain_text("Verdict: Request changes")
@@ -85,7 +85,8 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
         "SQL built from user input"
     )
     expect(page.locator("section[aria-labelledby=findings-title] table.findings .sev-critical")).to_have_count(1)
-    expect(page.locator("#shown-branch")).to_contain_text(f"branch 2: {SUMMARY}")  # not a second row for it
+    # not a second row for it
+    expect(page.locator("#shown-branch")).to_contain_text(f"Branch 2: Agent's move · Working {SUMMARY}")
     expect(page.locator(".answers-note")).to_contain_text("↺ redone on branch 2")
     expect(page.locator(".answers-note a")).to_have_attribute("href", re.compile(rf"\?tip={review.open_tip}$"))
     screenshot(page, "issue20-run-branch-1")

@@ -355,7 +355,9 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
         # The branch viewed comes first; the branches left behind fold to their heading's line (friction25b 11).
         expect(listed.locator("details.gl-fold[open] > summary strong")).to_have_text(["Branch 1"])
-        assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 60
+        # Folded: its heading and, under it, where it stands (friction61b 10), no step rows.
+        assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 90
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-stands")).to_contain_text(" · step ")
         listed.locator("details.gl-fold").evaluate_all("folds => folds.forEach((f) => { f.open = true; })")
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(

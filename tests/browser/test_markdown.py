@@ -79,6 +79,15 @@ def test_lists_task_lists_and_nested_lists_render_on_a_node_page(page, console_l
     assert [boxes.nth(i).is_checked() for i in range(3)] == [True, False, True]
     assert all(boxes.nth(i).is_disabled() for i in range(3))
     expect(tasks.nth(0)).to_have_text("ran pytest -q")
+    # A ticked box is drawn full strength in the done colour, not the browser's faint disabled grey (friction61b 15).
+    ok = page.evaluate("getComputedStyle(document.body).getPropertyValue('--ok').trim()")
+    ticked = boxes.nth(0).evaluate("(e) => [getComputedStyle(e).backgroundColor, getComputedStyle(e).opacity]")
+    probe = page.evaluate(
+        "(c) => { const s = document.createElement('span'); s.style.color = c; document.body.append(s);"
+        " const v = getComputedStyle(s).color; s.remove(); return v; }",
+        ok,
+    )
+    assert ticked == [probe, "1"], (ticked, probe)
     assert "[x]" not in notes.inner_text() and "[ ]" not in notes.inner_text()
 
     findings = notes.locator(":scope > ul:not(.contains-task-list)")

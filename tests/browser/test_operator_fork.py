@@ -33,6 +33,11 @@ from tests.support.processes import running_dashboard
 REASON = "The change is ready for production: skip staging this time."
 
 
+def colour(locator, prop: str) -> str:
+    """A computed colour of the element `locator` finds."""
+    return locator.evaluate(f"e => getComputedStyle(e).getPropertyValue('{prop}')")
+
+
 def as_agent(root: Path, work: Any) -> Any:
     """Runs `work(client)` in an MCP client session with `manage.py mcp` on the test's store, on a thread of
     its own: Playwright's sync API holds an asyncio loop on this one."""
@@ -242,11 +247,15 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # friction60a 7: the agent works on branch 2, yet branch 1's row is "Your move · Replaced": the run's line
         # says that move too, beside its "Agent's move" pill, from the rule that draws the row; so does the
         # session's row in the list.
-        expect(page.locator("#run-status .badge")).to_have_text("Agent's move · Working")
+        expect(page.locator("#run-status .badge.state-running")).to_have_text("Agent's move · Working")
         replaced = page.locator("#other-branches li.replaced")
         expect(replaced.locator(".badge")).to_have_text("Your move · Replaced")
         expect(replaced).to_contain_text("Branch 1")
-        expect(page.locator("#run-status #run-also")).to_have_text("+ tell branch 1's agent to stop")
+        # friction61b 2: as a pill of the person's move, in its colour, not a "+ …" line the eye skips.
+        also = page.locator("#run-status .badge#run-also")
+        expect(also).to_have_text("Your move · tell branch 1's agent to stop")
+        expect(also).to_have_attribute("data-tone", "yours")
+        assert colour(also, "background-color") == colour(replaced.locator(".badge"), "background-color")
         # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
         # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).
         old_prepare = page.locator(f'svg.run-graph a.graph-node[data-node-id="{root_node}"] rect.card').bounding_box()
@@ -257,7 +266,8 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         screenshot(page, "operator-fork-run")
         page.goto(f"{site}/sessions/")
         row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-running"))
-        expect(row.locator(".where-also")).to_have_text("+ tell branch 1's agent to stop")
+        expect(row.locator(".badge.also-pill")).to_have_text("Your move · tell branch 1's agent to stop")
+        expect(row.locator(".badge.also-pill")).to_have_attribute("data-tone", "yours")
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")

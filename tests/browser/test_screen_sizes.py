@@ -430,6 +430,14 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # parts point back to by that heading's words.
     expect(sized_page.locator("#run-details h4", has_text="The refused step")).to_have_count(0)
     expect(sized_page.locator("#run-details ul.resend")).to_contain_text("(see the refusal's codes above)")
+    # The call's JSON, one key and its value per line, scrolls sideways in its box on a phone, not wrapped
+    # mid-string (friction61a 12, 61b 10); the page keeps its width.
+    drawn, written = sized_page.locator("#run-details .resend-call").evaluate(
+        "(e) => { const s = getComputedStyle(e); return [Math.round((e.clientHeight - parseFloat(s.paddingTop)"
+        " - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight)), e.textContent.trim().split('\\n').length]; }"
+    )
+    assert drawn == written, (drawn, written)
+    assert sized_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
@@ -627,6 +635,17 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
         if viewport.name == "phone":
             expect(sized_page.locator(".graph-list .gl-title").first).to_be_visible()
             assert sized_page.evaluate(PLACES_OUTSIDE) == []
+            if name == "graph-forked":
+                # A folded branch's row says where it stands, as the desktop's list does (friction61b 10); opened,
+                # its rows say it, the heading no more.
+                fold_id = sized_page.locator(".gl-fold:not([open])").first.get_attribute("id")
+                folded = sized_page.locator(f"#{fold_id} > summary")
+                stands = folded.locator(".gl-stands")
+                expect(stands).to_be_visible()
+                expect(stands).to_have_text(re.compile(r"^\S.* · step \d+ of \d+"))
+                folded.click()
+                expect(stands).to_be_hidden()
+                folded.click()
         else:
             expect(sized_page.locator("svg.run-graph a.graph-node").first).to_be_visible()
             assert sized_page.evaluate(CARDS_INSIDE) == []

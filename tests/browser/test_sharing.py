@@ -44,6 +44,10 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         expect(start).to_have_attribute("href", "/workflows/")
         box = start.bounding_box()
         assert box is not None and box["y"] + box["height"] <= size.height, box
+        # Its hint apart from it, not touching (friction61b 15): beside it with a gap, or on a line under it.
+        hint = page.locator("#start-first .start-line .muted").bounding_box()
+        assert hint is not None
+        assert hint["x"] >= box["x"] + box["width"] + 8 or hint["y"] >= box["y"] + box["height"] + 4, (box, hint)
         assert_fits(page)
         keep_screenshot(page, "sessions-empty")
     page.set_viewport_size(before)

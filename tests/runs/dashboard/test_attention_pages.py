@@ -224,8 +224,9 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     # One banner names the branch shown, in its state's word, then leads to branch 2, where the agent works
     # (friction24a 9).
     assert "Viewing branch 1 (left behind). " in shown
-    assert "The agent works on branch 2: Draft Plan with Risks · step 2 of 3&nbsp;→</a>" in shown
-    assert "Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
+    assert ">Draft Plan with Risks · step 2 of 3&nbsp;→</a>" in shown and "Agent&#x27;s move · Working" in shown
+    # The box names where the branch shown stopped (friction61a 9: a bare step name read as a leftover).
+    assert "Branch 1 stopped at: Self-Check the Plan · step 3 of 3" in panel and 'class="verdict-line"' not in panel
     # Its resume is the quiet button, with one line saying what it does (friction15), and that branch 2 goes on as
     # well; the button is the quiet outline, in sight with that line (friction22a B3), not behind a fold: quiet, so
     # it does not invite reviving the branch by accident (friction19b 15).

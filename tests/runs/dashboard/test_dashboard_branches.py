@@ -53,7 +53,7 @@ def test_each_branch_page_shows_its_own_work_and_names_the_other(client, service
     ids = first.split('id="ended-with-ids"', 1)[1].split("</details>", 1)[0]
     assert "<code>mr_review.changed_files</code> from step <code>" in ids
     assert "SQL built from user input" in first  # the findings table
-    assert f"The agent works on branch 2: {WHERE}" in first  # named once, by the banner (friction24a 9)
+    assert f">{WHERE}&nbsp;→</a>" in first  # named once, by the banner (friction24a 9)
 
     assert STATUS in html_of(client, f"/sessions/{review.session_id}/")
     assert WHERE in html_of(client, "/sessions/")
@@ -90,7 +90,9 @@ def test_the_forked_review_says_each_thing_once_and_the_newest_branch_first(clie
     # once (friction24a 9): no "Latest:" line with a pill, no row for branch 2 in the list, no story line.
     banner = first.split('id="shown-branch">')[1].split("</p>")[0]
     assert banner.startswith("Viewing branch 1 (done). ")
-    assert f"The agent works on branch 2: {WHERE}&nbsp;→</a>" in banner
+    # The run's pill kept beside branch 2 (friction61a 9: without it the card had no state).
+    assert '<span class="nowrap">Branch 2:</span>' in banner and "Agent&#x27;s move · Working" in banner
+    assert f">{WHERE}&nbsp;→</a>" in banner
     assert "Latest:" not in first and "agent working <time" not in first
     assert "· the run's newest step" not in first and 'id="branch-story"' not in first
     assert 'id="other-branches"' not in first  # branch 2 was the only other: the list goes
@@ -145,7 +147,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # The fold is named by what it holds (friction25b 9), not a bare "Details".
         title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
         assert more.split("<summary>")[1].startswith(title + "</summary>"), url
-        assert 'class="wrap resend-call"' in more and 'class="wrap expected-example"' in more, url
+        assert 'class="resend-call"' in more and 'class="expected-example"' in more, url
         assert 'id="pending-step"' not in html, url
         # What is wrong in plain words, in the panel; the code and the place in the agent's answer under "For
         # developers", not a column of the person's panel (friction24a 11).
@@ -215,7 +217,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
     # The fold is named by what it holds (friction25b 9).
     named = ">Details: the refused answer, codes, the call</summary>"
-    assert refusal.count(named) == 1 and 'class="wrap resend-call"' in refusal
+    assert refusal.count(named) == 1 and 'class="resend-call"' in refusal
     box = refusal.split("</section>")[0]
     fold = box.split('<details class="blocked-more fold-quiet"')[1]
     assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"')

@@ -366,7 +366,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     # The replaced branch 1's agent may still work: the line says the person's move too (friction60a 7).
     assert line == (
         "Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working"
-        " + tell branch 1's agent to stop"
+        " Your move · tell branch 1's agent to stop"
     ), line
     assert "Your move · Paused" not in after, after
     assert "Agent's move · Working" in status_line(run_page()), after

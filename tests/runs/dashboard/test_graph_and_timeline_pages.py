@@ -185,8 +185,9 @@ def test_one_step_place_on_a_run_with_a_checkpoint_sentence_callout_and_card_agr
     # Showing branch 1: its banner leads to branch 2 at the same step, once: no row for branch 2 under it, no
     # story of how branch 2 came after branch 1 (friction24a 9).
     first = page(client, f"/runs/{looped.run_id}/?tip={newest.parent.public_id if newest.parent else ''}")
-    said = "The agent works on branch 2: Record what the slice showed · step 2b of 3 (round 2 of 3)&nbsp;→"
-    assert said in first.split('id="shown-branch">', 1)[1].split("</p>", 1)[0]
+    said = ">Record what the slice showed · step 2b of 3 (round 2 of 3)&nbsp;→</a>"
+    banner = first.split('id="shown-branch">', 1)[1].split("</p>", 1)[0]
+    assert said in banner and '<span class="nowrap">Branch 2:</span>' in banner and "Agent&#x27;s move" in banner
     assert "is where the agent works now" not in first and 'id="other-branches"' not in first
     node = page(client, f"/nodes/{newest.public_id}/")
     crumb = node.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]  # said once, in full, by the crumb

@@ -38,6 +38,10 @@ def test_the_graph_page_is_laid_out_from_the_run_and_the_two_urls_it_is_given(se
     # The phone's list gives the branch shown first, and folds a settled branch it does not show (friction25b 11).
     assert laid_out.listed == [newest, first]
     assert first.folded and not newest.folded
+    # Folded, its heading says where it stands, as the desktop's list does (friction61b 10); open, its rows say it.
+    tip = [row for row in first.rows if row.words and not row.skipped][-1]
+    assert first.stands_at == f"{tip.title} · {tip.words}" and " · step " in first.stands_at, first.stands_at
+    assert newest.stands_at == ""
     assert f'href="/n/{detail.graph.nodes[0].node_id}/"' in laid_out.drawing
     # Friction14: no tag says "you are viewing" or "latest" on the drawing, so its legend explains neither.
     assert "lane" in {entry.key for entry in laid_out.legend}
