@@ -8,8 +8,8 @@ A span of a fraction of a second (a run an agent walked at once) still gets seve
 `axis(start, end)`: the session timeline's, on the clock like every other time on the dashboard (friction9
 item 6: a person asks "when", and "+4 ms" does not answer it), to the minute as the page writes times: round
 moments from a minute to weeks, the span's start said when no round moment stands near it, the day where the
-span crosses one, so that a span under a minute is one tick, its start (how long it lasted is the timeline's to
-say, once: timeline_page.summary_words; friction12 item 1). `dot_ticks`: a phone's, the dots' own moments.
+span crosses one; a span under two minutes zoomed to the second ("2:34:10", ZOOM_UNDER), one under ten seconds a
+single tick, its start. `dot_ticks`: a phone's, the dots' own moments.
 """
 
 from __future__ import annotations
@@ -32,6 +32,13 @@ STEPS = [
 # The timeline's axis (`axis`) labels clock times to the minute, as the rest of the page writes times: seconds
 # ("10:45:40 PM … 10:45:41 PM") read as noise (friction59 T 1).
 CLOCK_STEPS = [step for step in STEPS if step >= MINUTE]
+# A span shorter than this (first step to now, or to the newest step) is zoomed: ticks every few seconds, to the
+# second ("2:34:10"), so that a run of 40 s reads as 40 s, not as one tick and a long line (friction61a 3, 61b 6).
+# Ticks every 5 s at the finest: a span under ZOOM_FROM is one tick, its start, to the minute (friction21a 3, 59 T 1:
+# "10:45:40 PM … 10:45:41 PM", ticks a second apart, read as noise; its length is the summary line's to say).
+ZOOM_UNDER = 2 * MINUTE
+ZOOM_FROM = 10
+SECOND_STEPS: list[float] = [5, 10, 15, 30]
 # Where the first round tick lies, at most, for it to stand for the span's start (a share of the span): any
 # nearer and the start's label would crowd it (a clock time is ~70 px, a phone's axis ~335 px).
 START_ROOM = 0.3
@@ -107,30 +114,38 @@ def clock_label(at: datetime, step: float) -> str:
     return at.astimezone(UTC).strftime("%H:%M:%S" if step < MINUTE else "%H:%M")
 
 
+def unit_for(span: float) -> float:
+    """How precisely an axis of `span` seconds says its moments: to the second when zoomed (ZOOM_UNDER)."""
+    return 1.0 if ZOOM_FROM <= span < ZOOM_UNDER else float(MINUTE)
+
+
 def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> Axis:
     """The axis for a span, on the clock as the rest of the page writes times, to the minute ("22:45", "10:45
-    PM" on the reader's clock; friction59 T 1: "10:45:40 PM … 10:45:41 PM" read as noise): round moments as
-    `ticks` picks them from a step of a minute up (with the day where it turns), never two ticks with the same
-    words. A span under a minute is one tick, its start: its length is the summary line's to say. The span's
-    start is said too ("14:05") when the first round moment lies well inside it, and so is its end, the
-    newest step's, when the last one lies well before it and says another time than it.
+        PM" on the reader's clock; friction59 T 1: "10:45:40 PM … 10:45:41 PM" read as noise): round moments as
+        `ticks` picks them from a step of a minute up (with the day where it turns), never two ticks with the same
+        words. A span under two minutes is said to the second, every few seconds (ZOOM_UNDER); one under ten seconds is
+    one tick, its start. The span's
+        start is said too ("14:05") when the first round moment lies well inside it, and so is its end, the
+        newest step's, when the last one lies well before it and says another time than it.
 
-    `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
-    the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
-    time), the newest unless it stands near the start or says its clock time, and the round moments clear of
-    both."""
+        `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
+        the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
+        time), the newest unless it stands near the start or says its clock time, and the round moments clear of
+        both."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
-    step = float(step_for(span, CLOCK_STEPS))
-    first = Tick(start, 0.0, clock_label(start, MINUTE), MINUTE)
-    if span < MINUTE:
+    unit = unit_for(span)
+    steps = SECOND_STEPS if unit < MINUTE else CLOCK_STEPS
+    step = float(step_for(span, steps))
+    first = Tick(start, 0.0, clock_label(start, unit), unit)
+    if span < ZOOM_FROM:
         return Axis([first], step)
-    found = ticks(start, end, CLOCK_STEPS)
+    found = ticks(start, end, steps)
     if found[0].fraction > START_ROOM:
         found = [first, *found]
     # The span's end too, the newest step's moment (friction19b 16: the working dot had no time), where no
     # tick stands near it; not a second label with the same clock time as a round tick just before it.
-    last = Tick(end, 1.0, clock_label(end, MINUTE), MINUTE)
+    last = Tick(end, 1.0, clock_label(end, unit), unit)
     if newest is not None:
         # The dots' own moments first, the first step's and the newest's (unless "now", at the end, says it, or
         # the first's label already does), then the round moments that stand clear of them and of "now".
@@ -161,8 +176,9 @@ def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None)
     each to the minute, never two with the same words."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
-    first = Tick(start, 0.0, clock_label(start, MINUTE), MINUTE)
-    if span < MINUTE:
+    unit = unit_for(span)
+    first = Tick(start, 0.0, clock_label(start, unit), unit)
+    if span < ZOOM_FROM:
         return [first]
     mark = newest_mark(start, span, newest if newest is not None else end)
     room = DATED_ROOM if span >= DAY else NARROW_ROOM
@@ -179,8 +195,8 @@ def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None)
 
 
 def newest_mark(start: datetime, span: float, newest: datetime) -> Tick:
-    newest = newest.astimezone(UTC)
-    return Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, MINUTE), MINUTE)
+    newest, unit = newest.astimezone(UTC), unit_for(span)
+    return Tick(newest, (newest - start).total_seconds() / span, clock_label(newest, unit), unit)
 
 
 def dated(found: list[Tick], span: float) -> list[Tick]:

@@ -19,7 +19,8 @@ state hides inside another's colour: every state the row's words list has a
 dot of its colour. The track is narrower on a phone, so the row is laid out twice, for the wide track and
 for the narrow one (dashboard.css shows one of the two).
 
-One span, one end, for every figure (friction12 item 1): the axis, each row's duration and an ended
+Each row starts where its run started, as its run card says (friction61a false 2), and the axis with the
+earliest. One end for every figure (friction12 item 1): the axis, each row's duration and an ended
 session's summary line ("→ last step 9:53 PM, 45 min") all
 run from the first recorded step to the newest one, never to the moment the page was drawn, so that a row
 never says more than the axis holds. The
@@ -33,8 +34,8 @@ take is cut out, the axis then ending in a compact gap of GAP_SHARE after the ne
 a shorter one is drawn to scale, the axis running on from the first step to now with no break, and the newest
 step's moment labelled where no tick says it (time_axis.axis, `newest`). A standing row's track runs on, dashed,
 to now, and a row quiet for notably longer than the session says its own on its tail ("no step for 50 min"; on a
-phone's track only "50 min"). A session whose runs all ended has no gap and no "now": its axis ends at its newest
-step.
+phone on a line of its own under the track). A session whose runs all ended has no gap and no "now": its axis
+ends at its newest step.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
@@ -45,7 +46,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from runs.contract.dashboard import SessionDetail, StateName
+from runs.contract.dashboard import SessionDetail, StateName, TimelineLane
 from runs.readmodels import branch_summary, states, time_axis, timeline_marks
 from runs.readmodels.branches import RunBranches
 from runs.readmodels.timeline_marks import ANSWERED, NodeMark
@@ -98,10 +99,11 @@ class TimelineDot:
     steps: tuple[str, ...] = ()
     said: str = ""  # a numbered dot's state in words, with the branches it mixes (cluster_state)
     tone: states.Tone = "nobody"  # its colour family, its nodes' (NodeMark.tone): a refused step's blue or red
+    checkpoint: bool = False  # checkpoints only (`is_checkpoint`): drawn as the graph draws them, a ◆
 
     @property
     def square(self) -> bool:
-        return self.state in SQUARE
+        return self.state in SQUARE and not self.checkpoint
 
     @property
     def state_label(self) -> str:
@@ -113,6 +115,7 @@ class StateCount:
     state: StateName
     label: str  # "Left behind": the state's word; how many steps the row holds is its duration line's to say, once
     tone: states.Tone = "nobody"  # its key's colour family, as its dots' (NodeMark.tone)
+    checkpoint: bool = False  # the key of its checkpoints, a ◆ (`is_checkpoint`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +134,8 @@ class TimelineRow:
     states: list[StateCount]  # the states its dots show, most urgent first (states.ORDER)
     selected: bool
     # In a gap (GAP_SHARE), the dashed tail says in words how long nothing was recorded ("no step for 45 min"),
-    # at the gap's middle; a phone's track says only how long ("45 min").
+    # at the gap's middle; on a phone the same words on a line of their own under the track (friction61a 11: a
+    # phone's tail had no room, and "5 h" read as "5 h·" before the dot it was about).
     quiet: str = ""
     quiet_at: str = ""
     narrow_quiet: str = ""
@@ -144,7 +148,7 @@ class TimelineRow:
     @property
     def tracks(self) -> list[tuple[str, list[TimelineDot], str]]:
         """The row's two layouts, by the class that dashboard.css shows at its width, with their quiet words."""
-        return [("wide", self.dots, self.quiet), ("narrow", self.narrow_dots, self.narrow_quiet)]
+        return [("wide", self.dots, self.quiet), ("narrow", self.narrow_dots, "")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,12 +221,26 @@ def nodes_words(count: int) -> str:
     return f"{count} step{'' if count == 1 else 's'}"
 
 
+# The legend's word for a checkpoint's ◆ (friction61a 3, 61b 6: a numbered "Answered" dot "10" held 9 answers and
+# a checkpoint, which the graph draws as a ◆ of its own).
+CHECKPOINT = "Checkpoint"
+
+
+def is_checkpoint(mark: NodeMark) -> bool:
+    """A checkpoint saved at a step answered on since: a ◆ of its own, never counted in an "Answered" dot. One that
+    is still its branch's newest node is where the run stands: a dot of its state, as the graph's card is."""
+    return mark.kind == "checkpoint" and mark.state == "done"
+
+
+DotShape = tuple[StateName, bool]  # a dot's state and whether it is a checkpoint's ◆
+
+
 @dataclass(slots=True)
 class _Cluster:
     """Marks too close to tell apart: drawn from `place` on, a dot per state (in the order they first occur)."""
 
     place: float
-    by_state: dict[StateName, list[NodeMark]]
+    by_state: dict[DotShape, list[NodeMark]]
     gap: float  # from one of its dots to the next
 
     @property
@@ -241,10 +259,11 @@ def merged(
     clusters: list[_Cluster] = []
     for mark in sorted(marks, key=lambda mark: mark.at):
         place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * width
+        shape = (mark.state, is_checkpoint(mark))
         if clusters and place - clusters[-1].end < gap:
-            clusters[-1].by_state.setdefault(mark.state, []).append(mark)
+            clusters[-1].by_state.setdefault(shape, []).append(mark)
         else:
-            clusters.append(_Cluster(place, {mark.state: [mark]}, gap))
+            clusters.append(_Cluster(place, {shape: [mark]}, gap))
     # A cluster at the end of the span keeps its last dot on it; moving it back must not put it over the
     # cluster before it (the newest step always stands at the span's end), so each cluster, from the last one
     # back, ends at least `gap` before where the next one starts.
@@ -256,17 +275,20 @@ def merged(
         limit = start - gap
     dots = []
     for cluster, start in zip(clusters, reversed(starts), strict=True):
-        for index, (state, members) in enumerate(cluster.by_state.items()):
+        for index, ((state, checkpoint), members) in enumerate(cluster.by_state.items()):
             at_ = f"{start + index * gap:.2f}%"
             if len(members) == 1:
-                dots.append(TimelineDot(at_, state, members[0].words, tone=members[0].tone))
+                dots.append(TimelineDot(at_, state, members[0].words, tone=members[0].tone, checkpoint=checkpoint))
                 continue
-            within, said = cluster_words(members), cluster_state(state, members)
+            within = cluster_words(members)
+            said = f"{CHECKPOINT}s" if checkpoint else cluster_state(state, members)
             # The state a label in brackets, not a capital mid-sentence (friction19a 5: "within a second, Answered").
             words = f"{within} ({said}): " + "; ".join(mark.words for mark in members)
             steps = tuple(mark.what or mark.words for mark in members)
             tone = members[-1].tone  # the newest's: a merged dot's last node is the one a state can still change
-            dots.append(TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said, tone))
+            dots.append(
+                TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said, tone, checkpoint)
+            )
     return dots
 
 
@@ -310,8 +332,13 @@ def cluster_state(state: StateName, members: list[NodeMark]) -> str:
 def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     """The states the row's dots show, most urgent first, by name only: a count per state ("Done (8)") counted
     dots, a checkpoint's too, beside a duration line that counts answered steps (fourteenth review, item 4)."""
-    shown = {mark.state: mark.tone for mark in sorted(marks, key=lambda mark: mark.at)}  # the newest's tone
-    return [StateCount(state, _legend_label(state), shown[state]) for state in states.ORDER if state in shown]
+    ordered = sorted(marks, key=lambda mark: mark.at)
+    shown = {mark.state: mark.tone for mark in ordered if not is_checkpoint(mark)}  # the newest's tone
+    found = [StateCount(state, _legend_label(state), shown[state]) for state in states.ORDER if state in shown]
+    saved = [mark for mark in ordered if is_checkpoint(mark)]
+    if saved:  # the ◆'s key, after the states' dots
+        found.append(StateCount(saved[-1].state, CHECKPOINT, saved[-1].tone, checkpoint=True))
+    return found
 
 
 def _legend_label(state: StateName) -> str:
@@ -385,11 +412,23 @@ def timeline_page(
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
     # Whose move each run is, as its line in the page's head says it (a blocked run whose agent stopped is
     # the person's), else by its state.
-    starts = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
+    # A run's row starts where the run started (friction61a false 2: a run card said "started 50 min ago", its row
+    # "under a minute" from its first dot), or at its first step if that is earlier (an imported run).
+    run_starts = {run.run_id: run.created_at for run in detail.runs}
+
+    def began_at(lane: TimelineLane) -> datetime | None:
+        created = run_starts.get(lane.run_id)
+        if lane.first_at is None or created is None:
+            return lane.first_at
+        return min(lane.first_at, created)
+
+    steps_from = [lane.first_at for lane in detail.timeline if lane.first_at is not None]
+    starts = [moment for lane in detail.timeline if (moment := began_at(lane)) is not None]
     recorded = [lane.last_at for lane in detail.timeline if lane.last_at is not None]
     # The gap rule: a run that still stands reaches to now, after a gap; a session that ended has none.
     gapped = bool(recorded) and any(lane.run_id in standing for lane in detail.timeline if lane.last_at)
     start = min(starts).astimezone(UTC) if starts else None
+    first_step = min(steps_from).astimezone(UTC) if steps_from else None
     newest = max(recorded).astimezone(UTC) if recorded else None
     scaled = (newest - start).total_seconds() if start is not None and newest is not None else 0.0
     quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
@@ -410,7 +449,7 @@ def timeline_page(
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
         took = when = until = quiet = quiet_at = narrow_quiet = ""
-        began = lane.first_at  # when the run's first step was given: its line starts there, before its first dot
+        began = began_at(lane)  # when the run started: its line starts there, before its first dot
         if began is not None and lane.last_at is not None:
             took = time_axis.lasted((lane.last_at - began).total_seconds())
             first, last = began.astimezone(UTC), lane.last_at.astimezone(UTC)
@@ -426,7 +465,7 @@ def timeline_page(
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
                     idle = time_axis.lasted(idle_for)
-                    quiet, narrow_quiet = f"no step for {idle}", idle
+                    quiet = narrow_quiet = f"no step for {idle}"
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
@@ -457,8 +496,9 @@ def timeline_page(
             )
         )
     counts = total or StepCounts(runs=0)
-    if start is None or newest is None:
+    if start is None or newest is None or first_step is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
+    steps_took = (newest - first_step).total_seconds()  # what the summary line says: first step to newest
     if broken and to_scale > scaled:
         # Drawn to scale up to MIN_SHOWN, then the break: ticks clear of the "//" as of "now" (`newest`).
         end = start + timedelta(seconds=to_scale)
@@ -480,15 +520,15 @@ def timeline_page(
         ticks.append(
             TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, only, tick.day)
         )
-    until_words = newest.strftime("%H:%M:%S" if newest.date() == start.date() else "%Y-%m-%d %H:%M:%S")
-    caption = f"{start:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(scaled)}"
+    until_words = newest.strftime("%H:%M:%S" if newest.date() == first_step.date() else "%Y-%m-%d %H:%M:%S")
+    caption = f"{first_step:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(steps_took)}"
     gap = at(1.0, width) if broken else ""
     summary = TimelineSummary(
         counts.words,
-        start,
+        first_step,
         newest,
         standing=gapped,
         quiet=time_axis.lasted(quiet_for) if gapped else "",
-        took=time_axis.lasted(scaled) if scaled > 0 and not gapped else "",
+        took=time_axis.lasted(steps_took) if steps_took > 0 and not gapped else "",
     )
     return TimelinePage(rows, ticks, caption, summary, gap)

@@ -807,7 +807,8 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
             assert stroke == css_colour(sized_page, "--idle"), stroke
         else:
             assert fill == badge, (state, fill, badge)
-        assert shape == "circle", (state, shape)  # only Paused's are squares (test_sharing)
+        # Only Paused's are squares (test_sharing), and a checkpoint a ◆, as the graph draws it (friction61a 3).
+        assert shape == ("path" if label.split(":")[0].endswith("(checkpoint)") else "circle"), (state, shape)
         if times > 1:  # a dot for several nodes names each of them, all of its state
             assert re.match(r"^\d+ steps?[^:]* within ", label) and label.count(" UTC") == times
             assert label.count(": Answered") in (0, times)
@@ -837,7 +838,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
     assert hidden == []
     # Beside the track, in words, which states its dots show: never over the dots.
     review = sized_page.locator(f'.tl-row[data-run-id="{forked.review_run}"]')
-    expect(review.locator(".tl-states li")).to_have_text(["Working", "Left behind", "Answered"])
+    expect(review.locator(".tl-states li")).to_have_text(["Working", "Left behind", "Answered", "Checkpoint"])
     text_on_dots = sized_page.evaluate("""() => {
       const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
       const dots = [...document.querySelectorAll(".timeline .tl-dot")].map((d) => d.getBoundingClientRect())

@@ -343,6 +343,19 @@ FIRST_DOT_AND_TICKS = """() => {
 }"""
 
 
+# Each row's quiet words in sight (on its tail, or a phone's line of its own), their box, its newest dot's, its track's.
+QUIET_AND_DOT = """() => [...document.querySelectorAll(".tl-row")].flatMap((row) => {
+  const words = [...row.querySelectorAll(".tl-quiet, .tl-quiet-line")].find((q) => q.getBoundingClientRect().width > 0);
+  const track = [...row.querySelectorAll(".tl-track")].find((t) => t.getBoundingClientRect().width > 0);
+  if (!words || !track) return [];
+  const dots = [...track.querySelectorAll(".tl-dot")].map((d) => d.getBoundingClientRect());
+  const newest = dots.reduce((a, b) => (b.right > a.right ? b : a));
+  const r = words.getBoundingClientRect(), t = track.getBoundingClientRect();
+  return [{text: words.textContent.trim(), left: r.left, right: r.right, top: r.top,
+           dot: {right: newest.right, bottom: newest.bottom}, track: {left: t.left, right: t.right}}];
+})"""
+
+
 @pytest.mark.parametrize("apart", [12, 150], ids=["hours", "days"])
 def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_dots_times(
     sized_page, console_log, site, live_server, viewport, apart
@@ -391,6 +404,15 @@ def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_do
     # just after midnight.
     said_day = [bool(dated.match(label)) for label in labels]
     assert all(said_day) if apart > 60 else sum(said_day) <= 1, labels
+    # A row quiet for longer than the session says so in full, never over or before its newest dot: on a phone on
+    # a line of its own under the track (friction61a 11: "5 h·" in front of the dot it was about).
+    quiet = sized_page.evaluate(QUIET_AND_DOT)
+    if apart == 150:
+        assert quiet, "the stalled run's row says how long it has had no step"
+    for row in quiet:
+        assert re.fullmatch(r"no step for \d+ (min|h|days)", row["text"]), row
+        assert row["top"] >= row["dot"]["bottom"] or row["left"] >= row["dot"]["right"], row
+        assert row["left"] >= row["track"]["left"] - 1 and row["right"] <= row["track"]["right"] + 1, row
     seen = sized_page.evaluate(FIRST_DOT_AND_TICKS)
     first_tick = seen["ticks"][0]
     if viewport == PHONE:
@@ -563,4 +585,57 @@ def test_on_a_phone_the_shown_run_is_said_once_not_in_the_runs_list_and_its_card
     # The other run's row keeps its pill and where-words at every size.
     expect(other.locator(".badge")).to_be_visible()
     expect(other.locator(".run-summary")).to_be_visible()
+    console_log.assert_clean()
+
+
+def _shift(session_id: str, by: timedelta) -> None:
+    """Every recorded moment of a session `by` earlier, as if it had been walked then."""
+    for model in (Output, Checkpoint):
+        model.objects.filter(node__run__session__public_id=session_id).update(created_at=F("created_at") - by)
+    Node.objects.filter(run__session__public_id=session_id).update(created_at=F("created_at") - by)
+    Run.objects.filter(session__public_id=session_id).update(created_at=F("created_at") - by)
+    Session.objects.filter(public_id=session_id).update(created_at=F("created_at") - by)
+
+
+# Each shown track's span line's left end, its first dot's left edge, and its row's run id.
+ROW_STARTS = """() => [...document.querySelectorAll(".tl-row")].map((row) => {
+  const track = [...row.querySelectorAll(".tl-track")].find((t) => t.getBoundingClientRect().width > 0);
+  const dots = [...track.querySelectorAll(".tl-dot")].map((d) => d.getBoundingClientRect().left);
+  return {run: row.dataset.runId, line: track.querySelector("line.tl-span").getBoundingClientRect().left,
+          dot: Math.min(...dots), duration: row.querySelector(".tl-duration").textContent};
+})"""
+
+
+def test_a_short_session_is_zoomed_and_its_checkpoint_is_a_diamond(sized_page, console_log, site, live_server):
+    # Friction61a 3, 61b 6: a session walked within a minute had one tick and a long line to "now", read as idle
+    # for long; its numbered "Answered" dot "10" held a checkpoint, which the graph draws as a ◆.
+    built = two_runs_one_forked_twice()
+    _shift(built.session_id, timedelta(seconds=40))  # walked 40 s ago: "last step just now"
+    visit(sized_page, f"{site}/sessions/{built.session_id}/#timeline", "timeline-zoomed")
+    expect(sized_page.locator("#timeline > summary")).to_contain_text("last step just now")
+    labels = assert_axis_reads(sized_page)
+    # At least two ticks, to the second, so that 40 s reads as 40 s ("2:34:10 AM"), not as one tick and a line.
+    assert len(labels) >= 2 and all(re.search(r"\d:\d\d:\d\d", label) for label in labels), labels
+    # The checkpoint a ◆ of its own, in the track and the row's key, never in a numbered dot's count.
+    expect(sized_page.locator(".tl-track:visible path.tl-checkpoint")).to_have_count(1)
+    row = sized_page.locator(f'.tl-row[data-run-id="{built.review_run}"]')
+    expect(row.locator(".tl-states li:has(.tl-key-checkpoint)")).to_have_text("Checkpoint")
+    names = sized_page.locator(".tl-track:visible a.tl-group").evaluate_all("gs => gs.map((g) => g.ariaLabel)")
+    assert names and not any("checkpoint" in name.split(":")[0] for name in names), names
+    console_log.assert_clean()
+
+
+def test_each_row_starts_where_its_run_started(sized_page, console_log, site, live_server):
+    # Friction61a (false 2): a run card said "started 50 min ago", its row "under a minute" from its first dot.
+    built = two_runs_one_forked_twice()
+    Run.objects.filter(public_id=built.plan_run).update(created_at=F("created_at") - timedelta(minutes=30))
+    Session.objects.filter(public_id=built.session_id).update(created_at=F("created_at") - timedelta(minutes=30))
+    Run.objects.filter(public_id=built.review_run).update(created_at=F("created_at") - timedelta(minutes=30))
+    Node.objects.filter(run__public_id=built.review_run).update(created_at=F("created_at") - timedelta(minutes=30))
+    visit(sized_page, f"{site}/runs/{built.plan_run}/#timeline", "timeline-run-starts")
+    expect(sized_page.locator("#run-started")).to_have_text("started 30 min ago")
+    rows = {row["run"]: row for row in sized_page.evaluate(ROW_STARTS)}
+    plan = rows[built.plan_run]
+    assert plan["line"] < plan["dot"] - 100, plan  # its line from its run's start, well before its first dot
+    assert plan["duration"].startswith("30\xa0min"), plan  # as its card says
     console_log.assert_clean()

@@ -603,7 +603,7 @@ TIMELINE_PROBLEMS = """() => {
   const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   const card = box(document.querySelector(".timeline"));
   const texts = [...document.querySelectorAll(
-    ".timeline :is(.tl-name, .tl-tick, .tl-legend, .tl-quiet, .tl-now)")]
+    ".timeline :is(.tl-name, .tl-tick, .tl-legend, .tl-quiet, .tl-quiet-line, .tl-now)")]
     .filter((el) => box(el).width > 0);
   const dots = [...document.querySelectorAll(".timeline .tl-dot")].filter((d) => box(d).width > 0);  // shown
   const problems = [];

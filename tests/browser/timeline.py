@@ -1,7 +1,8 @@
 """What the session timeline's axis must hold at any width (runs/readmodels/timeline_page.py, times.js):
 its tick labels never run into each other nor past the axis, at least two are in sight, and each is a clock
-time to the minute, never one of seconds ("10:45:40 PM") nor counted from the start ("+100 ms"), never two with the
-same words: a span under a minute is one tick, its start. The timeline is folded shut by default: `open_timeline`
+time to the minute, to the second only on a span under two minutes (zoomed: "2:34:10 AM"), never a fraction of a
+second nor counted from the start ("+100 ms"), never two with the same words: a span under ten seconds is one tick,
+its start. The timeline is folded shut by default: `open_timeline`
 opens it."""
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
 # To the minute, as the page writes times (friction59 T 1: "10:45:40 PM … 10:45:41 PM"): "14:05", "2:05 PM", "3 Nov
 # 14:05", "Nov 3 2:05 PM".
-CLOCK = re.compile(r"(\d+ \w+ |\w+ \d+,? )?\d{1,2}:\d\d(\s?[AP]M)?")
+CLOCK = re.compile(r"(\d+ \w+ |\w+ \d+,? )?\d{1,2}:\d\d(:\d\d)?(\s?[AP]M)?")
+# A zoomed axis's (time_axis.ZOOM_UNDER): to the second, every label.
+CLOCK_SECONDS = re.compile(r"\d{1,2}:\d\d:\d\d(\s?[AP]M)?")
 
 
 def open_timeline(page: Any) -> None:
@@ -69,6 +72,8 @@ def assert_axis_reads(page: Any) -> list[str]:
         assert axis["lastDot"] is None or axis["lastDot"] + 1 <= cut["left"], (axis["lastDot"], cut)
     assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
     assert all(CLOCK.fullmatch(label) for label in labels), labels
+    # All to the second (a zoomed axis) or none: never "2:34 AM" beside "2:34:30 AM".
+    assert len({bool(CLOCK_SECONDS.fullmatch(label)) for label in labels}) <= 1, labels
     assert len(set(labels)) == len(labels), labels
     return labels
 

@@ -236,7 +236,8 @@ def test_the_run_page_shows_steps_notes_prompts_pending_step_and_checkpoints(cli
     # A dot per node, coloured by its state: the review's branch 1 runs, its two rewound branches were left behind.
     # Dots too close to tell apart are one dot that names each of its nodes (the wide track's layout here), a
     # link to the list of them under the axis.
-    wide = re.findall(r'<svg class="tl-track wide".*?</svg>', timeline, re.S)
+    # (to the track's own end, on a line of its own: a checkpoint's ◆ is an <svg> inside it)
+    wide = re.findall(r'<svg class="tl-track wide".*?\n\s*</svg>', timeline, re.S)
     names = []
     for track in wide:
         for label in re.findall(r'(?:role="img"|<a class="tl-group" href="#[^"]+") aria-label="([^"]*)"', track):

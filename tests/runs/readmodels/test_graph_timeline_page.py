@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from runs.contract.dashboard import RunSummary, SessionDetail, TimelineLane
+from runs.contract.dashboard import RunSummary, SessionDetail, StateName, TimelineLane
 from runs.readmodels import timeline_page
 from runs.readmodels.timeline_marks import NodeKind, NodeMark
 
@@ -18,7 +18,13 @@ NOW = T0 + timedelta(hours=1)
 
 
 def detail(*lanes: TimelineLane, state: str = "done") -> SessionDetail:
-    runs = [RunSummary.model_construct(run_id="r1", workflow_name="Risk-Scaled Merge Request Review", state=state)]
+    # The run started with its first step (a run started earlier than its first step: its own test).
+    began = lanes[0].first_at if lanes else None
+    runs = [
+        RunSummary.model_construct(
+            run_id="r1", workflow_name="Risk-Scaled Merge Request Review", state=state, created_at=began
+        )
+    ]
     return SessionDetail.model_construct(runs=runs, timeline=list(lanes))
 
 
@@ -40,8 +46,11 @@ def test_each_row_keeps_its_full_name_and_duration_apart_from_dots_placed_in_per
     # step's, under them (friction59 T 2).
     wide = [(tick.label, tick.at) for tick in page.ticks if tick.only != "narrow"]
     narrow = [(tick.label, tick.at) for tick in page.ticks if tick.only != "wide"]
-    assert wide == [("22:00", "1.50%"), ("22:01", "66.17%")]
-    assert narrow == [("22:00", row.dots[0].at), ("22:01", row.dots[-1].at)]
+    # A span of 90 s is zoomed to the second (friction61a 3: one tick under a short run read as idle for long).
+    assert wide == [(f"22:0{m}:{s:02}", f"{1.5 + (m * 60 + s) / 90 * 97:.2f}%") for m, s in ((0, 0), (0, 15), (0, 30),
+        (0, 45), (1, 0), (1, 15), (1, 30))]  # fmt: skip
+    assert narrow == [("22:00:00", row.dots[0].at), ("22:00:30", "33.83%"), ("22:01:00", "66.17%"),
+        ("22:01:30", row.dots[-1].at)]  # fmt: skip
 
 
 def test_a_run_without_times_has_a_row_and_no_axis():
@@ -168,8 +177,8 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     later = T0 + timedelta(minutes=1)
     r2 = TimelineLane(run_id="r2", label="y", points=[0.0, 1.0], first_at=later, last_at=later + timedelta(minutes=1))
     runs = [
-        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
-        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done"),
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running", created_at=T0),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="done", created_at=later),
     ]
     marks = {
         "r1": [
@@ -211,8 +220,8 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     later = T0 + timedelta(minutes=10)
     r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
     runs = [
-        RunSummary.model_construct(run_id="r1", workflow_name="One", state="stalled"),
-        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running"),
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="stalled", created_at=T0),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running", created_at=later),
     ]
     marks = {"r1": [NodeMark(T0, "done", "Step 1")], "r2": [NodeMark(later, "running", "Step 1")]}
     now = T0 + timedelta(minutes=45)
@@ -223,7 +232,8 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     # the move became the person's is the status line's to say (friction16b 4: "waiting 45 min for you"
     # counted from the newest step overstated the wait on a blocked run).
     assert page.summary.quiet == "35 min" and "for you" not in page.summary.text
-    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 44 min", "44 min"), ("", "")]
+    # A phone says the same words on a line of their own (friction61a 11: its tail's "5 h" read "5 h·").
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 44 min",) * 2, ("", "")]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
     close = T0 + timedelta(milliseconds=115)
@@ -247,7 +257,9 @@ def test_a_numbered_dot_counts_its_checkpoints_and_the_runs_end_apart_from_its_s
     marks = {"r1": [NodeMark(m, "done", f"Node {i}", kind=k) for i, (m, k) in pairs]}
     lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 9, first_at=moments[0], last_at=moments[-1])
     (row,) = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW).rows
-    assert row.dots[0].within == "6 steps, 1 checkpoint and the run's end within a second"
+    # A checkpoint answered on is a ◆ of its own (friction61a 3), never in a numbered step's dot.
+    assert row.dots[0].within == "6 steps and the run's end within a second"
+    assert [(dot.checkpoint, dot.count) for dot in row.dots] == [(False, 7), (True, 1), (False, 1)]
     two = [NodeMark(T0, "done", "a"), NodeMark(T0 + timedelta(milliseconds=5), "done", "b", kind="checkpoint")]
     assert timeline_page.cluster_words(two) == "1 step and 1 checkpoint within a second"
 
@@ -378,8 +390,8 @@ def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
     later = T0 + timedelta(minutes=95)
     r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
     runs = [
-        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running"),
-        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running"),
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running", created_at=T0),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running", created_at=later),
     ]
     answered = T0 + timedelta(minutes=86)
     marks = {
@@ -398,3 +410,53 @@ def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
     quiet_at = float(row.quiet_at.rstrip("%"))
     for dots, room in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
         assert quiet_at - max(float(dot.at.rstrip("%")) for dot in dots) >= room / 2, (row.quiet_at, dots)
+
+
+def test_a_row_starts_where_its_run_started_and_says_how_long_as_its_card_does():
+    # Friction61a (false 2): a run card said "started 50 min ago"; its row said "under a minute" and began at its
+    # first dot, 50 min later, while its sibling's began at its run's start.
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=50))
+    started = T0 + timedelta(minutes=2)
+    first = started + timedelta(minutes=48)
+    r2 = TimelineLane(run_id="r2", label="y", points=[1.0, 1.0], first_at=first, last_at=first + timedelta(seconds=5))
+    runs = [
+        RunSummary.model_construct(run_id="r1", workflow_name="One", state="running", created_at=T0),
+        RunSummary.model_construct(run_id="r2", workflow_name="Two", state="running", created_at=started),
+    ]
+    marks = {
+        "r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(minutes=50), "running", "Step 2")],
+        "r2": [NodeMark(first, "done", "Step 1"), NodeMark(first + timedelta(seconds=5), "running", "Step 2")],
+    }
+    now = T0 + timedelta(minutes=52)
+    page = timeline_page.timeline_page(
+        SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
+    )
+    one, two = page.rows
+    assert two.start == f"{1.5 + 2 / 52 * 97:.2f}%"  # at its run's start, not at its first dot
+    assert float(two.start.rstrip("%")) < float(two.dots[0].at.rstrip("%")) - 50
+    assert two.took.startswith("50\xa0min")  # from its start to now, as its card's "started 50 min ago"
+    assert one.start == "1.50%"
+    assert page.summary.first == T0  # the summary still says when the first step was
+
+
+def test_a_checkpoint_answered_on_is_a_diamond_of_its_own_with_its_own_key():
+    # Friction61a 3, 61b 6: an "Answered" dot "10" held 9 answers and a checkpoint; the graph draws a ◆.
+    moments = [T0 + timedelta(milliseconds=10 * i) for i in range(4)]
+    kinds: list[NodeKind] = ["answered", "checkpoint", "answered", "unanswered"]
+    shown: list[StateName] = ["done", "done", "done", "running"]
+    rows = enumerate(zip(moments, kinds, shown, strict=True))
+    marks = {"r1": [NodeMark(m, s, f"Node {i}", kind=k) for i, (m, k, s) in rows]}
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 4, first_at=moments[0], last_at=moments[-1])
+    (row,) = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, NOW).rows
+    for dots in (row.dots, row.narrow_dots):
+        assert [(dot.state, dot.checkpoint, dot.count) for dot in dots] == [
+            ("done", False, 2),
+            ("done", True, 1),
+            ("running", False, 1),
+        ]
+        assert dots[0].within == "2 steps within a second"
+    assert [(s.label, s.checkpoint) for s in row.states] == [
+        ("Working", False),
+        ("Answered", False),
+        ("Checkpoint", True),
+    ]

@@ -57,13 +57,13 @@ def test_ticks_are_in_utc_whatever_the_time_zone_given():
 @pytest.mark.parametrize(
     ("span", "labels"),
     [
-        # A span under a minute: one tick, its start, to the minute; never "14:03:17 … 14:03:18" (friction21a 3,
+        # A span under ten seconds: one tick, its start, to the minute; never "14:03:17 … 14:03:18" (friction21a 3,
         # 21b 1, friction59 T 1: ticks a second apart read as noise). Its length is the summary's to say.
         (timedelta(milliseconds=4), ["14:03"]),
         (timedelta(seconds=1.8), ["14:03"]),
-        (timedelta(seconds=59), ["14:03"]),
+        (timedelta(seconds=9.9), ["14:03"]),
         # Minutes and hours: round clock times without seconds, the start said where no round one stands near.
-        (timedelta(seconds=119), ["14:03", "14:04", "14:05"]),
+        (timedelta(seconds=120), ["14:03", "14:04", "14:05"]),
         (timedelta(minutes=12), ["14:04", "14:06", "14:08", "14:10", "14:12", "14:14"]),
         (timedelta(hours=3), ["14:30", "15:00", "15:30", "16:00", "16:30", "17:00"]),
         # Hours across midnight: the day where it turns.
@@ -89,6 +89,23 @@ def test_the_axis_tells_the_clock_to_the_minute_and_the_day_on_a_span_of_days(sp
     assert len({tick.label for tick in found.ticks}) == len(found.ticks)
 
 
+@pytest.mark.parametrize(
+    ("span", "labels"),
+    [
+        (timedelta(seconds=10), ["14:03:20", "14:03:25"]),
+        (timedelta(seconds=59), ["14:03:20", "14:03:30", "14:03:40", "14:03:50", "14:04:00", "14:04:10"]),
+        (timedelta(seconds=119), ["14:03:30", "14:04:00", "14:04:30", "14:05:00"]),
+    ],
+)
+def test_a_short_span_is_zoomed_to_the_second(span, labels):
+    # Friction61a 3, 61b 6: a run of under a minute was one tick and a long line to "now", read as idle for long.
+    # From ten seconds to two minutes the axis ticks every 5 to 30 s, to the second, at least two ticks.
+    start = START + timedelta(microseconds=340_123)
+    found = axis(start, start + span)
+    assert [tick.label for tick in found.ticks] == labels
+    assert found.step < 60 and len(found.ticks) >= 2
+
+
 def test_the_end_is_said_where_no_tick_stands_near_it():
     # friction19b 16: the newest step (the working dot) had no time under it. A round tick well before the end
     # leaves room for the end's own clock time; one near it stands for it (as at the start).
@@ -104,7 +121,7 @@ def test_the_end_is_said_where_no_tick_stands_near_it():
     assert [tick.label for tick in found][-1] == "14:25"
     # Never the same clock time twice: an end in the same minute as the last round tick is not said again.
     start = START + timedelta(seconds=40)
-    assert [tick.label for tick in axis(start, start + timedelta(seconds=75)).ticks] == ["14:04", "14:05"]
+    assert [tick.label for tick in axis(start, start + timedelta(seconds=135)).ticks] == ["14:04", "14:05", "14:06"]
 
 
 def test_a_single_moment_is_its_clock_time():
@@ -122,8 +139,11 @@ def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
     assert len(found) >= 3 and len(gaps) == 1, [tick.label for tick in found]
     assert all(tick.precision is None for tick in found)  # every label a round moment
     assert found[0].label == "14:00"
-    # Within a minute of now: its start, once; "now" at the axis's end says the rest (friction59 T 1).
+    # Within a minute of now: zoomed, every 10 s, clear of "now" at the axis's end (friction61a 3: one tick and a
+    # long line to "now" read as a run idle for long); under ten seconds, its start, once (friction59 T 1).
     found = axis(start, start + timedelta(seconds=40), newest=start + timedelta(seconds=1)).ticks
+    assert [tick.label for tick in found] == ["14:00:00", "14:00:10", "14:00:20", "14:00:30"]
+    found = axis(start, start + timedelta(seconds=8), newest=start + timedelta(seconds=1)).ticks
     assert [tick.label for tick in found] == ["13:59"]
 
 
@@ -132,8 +152,10 @@ def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
     [
         # A phone's axis says the dots' own moments (it has no tooltip: friction59 T 2): the first step's under
         # the first dot, the newest's under the newest, and round times only where clear of both.
-        (timedelta(seconds=30), None, [("14:03", 0.0)]),
-        (timedelta(seconds=90), None, [("14:03", 0.0), ("14:04", 1.0)]),
+        (timedelta(seconds=8), None, [("14:03", 0.0)]),
+        (timedelta(seconds=30), None, [("14:03:17", 0.0), ("14:03:30", 0.43), ("14:03:47", 1.0)]),
+        (timedelta(seconds=90), None, [("14:03:17", 0.0), ("14:03:45", 0.31), ("14:04:15", 0.64), ("14:04:47", 1.0)]),
+        (timedelta(seconds=150), None, [("14:03", 0.0), ("14:05", 1.0)]),
         (timedelta(hours=3), None, [("14:03", 0.0), ("15:00", 0.32), ("16:00", 0.65), ("17:03", 1.0)]),
         # Running on to now: the newest dot's time where "now" leaves it room, else only the round ones.
         (timedelta(minutes=30), timedelta(minutes=10), [("14:03", 0.0), ("14:13", 0.33), ("14:25", 0.72)]),

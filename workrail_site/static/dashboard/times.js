@@ -46,6 +46,7 @@
     hour: "numeric", minute: "2-digit", second: "2-digit", timeZoneName: "short",
   });
   var clockOnly = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" });
+  var clockSeconds = new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit", second: "2-digit" });
   var zone = new Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   var localIsUtc = zone === "UTC" || zone === "Etc/UTC";
   var RELATIVE_FOR_S = 86400 - 1800; // "24 h ago" is a day: said by the day and the clock (the server's ago)
@@ -132,12 +133,13 @@
   }
 
   /* The timeline's axis (runs/readmodels/timeline_page.py): clock times to the minute, labelled in UTC by the
-     server (data-tick-at, data-tick-step); a span under a minute is one tick, its start. Here the same moment
+     server (data-tick-at, data-tick-step); a short span to the second ("2:34:10 AM"). Here the same moment
      on the reader's clock, in the reader's form as every other time on the page ("6:20 AM", "06:20"): the day
      alone for steps of days; with the clock where the server said the day (data-tick-day: the span is days
      long, or the day turned) or where the reader's day differs from the tick's shown before it. */
   function tickText(moment, step, dated) {
     if (step >= 86400) return dayMonth.format(moment);
+    if (step < 60) return clockSeconds.format(moment); // a zoomed axis (time_axis.ZOOM_UNDER)
     return dated ? dayMonth.format(moment) + " " + clockOnly.format(moment) : clockOnly.format(moment);
   }
 
