@@ -75,7 +75,8 @@ def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
 def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | None = None) -> HttpResponse:
     # Each next step named by the branches that went on along it, as the graph names them (run_view).
     node, named = run_view.node_page(node_id)
-    # A branch started by hand here redoes this step: said apart from the steps after it (friction60a 2).
+    # A branch that redid this step (by hand, or answered again by the agent) is said apart from the steps after it
+    # (friction60a 2, friction61a 1).
     next_steps, redos = run_view.redos_apart(named)
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
@@ -100,9 +101,10 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "chat": agent_message.chat(node.run, session.workspace_path, session.git_branch),
         "agent_message": agent_message.text(node.state_token, agent_message.where(node.place, node.title)),
         "next_steps": next_steps,
-        "next_words": run_view.next_in_words([s.entry for s in next_steps], [s.along for s in next_steps]),
         "redos": redos,
         "redo_title": run_view.redo_words([n for redo in redos for n in redo.numbers]) if redos else "",
+        # The answer that started each redo branch, said in the redo card with where it went on (friction61a 1).
+        "redo_answers": run_view.redo_answers(node, named),
         "recorded_here": run_view.recorded_with_branches(node, named),
         # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
         "no_answer": step_state.no_answer(node, step),

@@ -61,6 +61,18 @@ AGAIN_TAG = f"{AGAIN_GLYPH} {AGAIN_WORDS}"
 CHECKPOINT_GLYPH = "◆"
 # The step line of a screen card that ends a branch at the workflow's end (its title: "Complete").
 COMPLETE_WORDS = "all steps done"
+
+
+def complete_words(passed: Iterable[Skipped]) -> str:
+    """The end card's step line: "all steps done", or what its branch passed over on the way, from the skipped
+    steps drawn on its path ("1 step skipped"; friction61b 11: "all steps done" beside "step 3 skipped")."""
+    hows = [step.how for step in passed]
+    if not hows:
+        return COMPLETE_WORDS
+    counts = {how: hows.count(how) for how in dict.fromkeys(hows)}
+    return ", ".join(f"{n} step{'s' if n > 1 else ''} {how}" for how, n in counts.items())
+
+
 # A checkpoint saved during a step, as graph_story.py folds it: a mark beside the step's card, not a card.
 CHECKPOINT_MARK = "checkpoint"
 CHECKPOINT_MARK_TIP = "a checkpoint the agent saved during this step: open it for its notes, or to resume from it"
@@ -246,6 +258,9 @@ class LegendEntry:
     # A branch state whose meaning the drawing's one rule already says (FILL_SAID: a fill and a dashed border),
     # on the drawing and the phone's list alike (friction24a 5, friction25b 4): not said again behind the "?".
     said_by_rule: bool = False
+    # Another card mark every card of this state carries, its swatch drawn with it: "by-hand" where each such card
+    # is a branch started by hand, drawn dotted (friction61a 7: the key's "paused" solid beside a dotted card).
+    also: str = ""
 
     @property
     def name(self) -> str:
@@ -265,7 +280,7 @@ class LegendEntry:
     @property
     def card_classes(self) -> str:
         """A "card" swatch's classes: the same as the drawing's cards of that mark (dashboard.css styles both)."""
-        return CARD_CLASSES.get(self.key, self.key)
+        return " ".join([CARD_CLASSES.get(self.key, self.key), *([self.also] if self.also else [])])
 
 
 # The state of a branch, drawn on its tip: the key (a class name), the dashboard's state it is, and the word its
@@ -445,6 +460,7 @@ def legend(
             STATE_WORDS[key],
             in_sight=key not in DRAWN_AS_ANSWERED and not (ruled and key in FILL_SAID | NOBODY_STATES),
             said_by_rule=ruled and key in FILL_SAID,
+            also="by-hand" if _all_by_hand(graph, states or {}, key) else "",
         )
         for key in STATE_LEGEND
         if key in drawn
@@ -453,6 +469,12 @@ def legend(
         for key, words in {**LEGEND_WORDS, **({"lane": LANE_SHARED_WORDS} if shared else {})}.items()
         if present[key]
     ]
+
+
+def _all_by_hand(graph: RunGraph, states: dict[str, str], key: str) -> bool:
+    """Whether every card drawn in branch state `key` is a branch started by hand (its card drawn dotted)."""
+    vias = [node.via for node in graph.nodes if states.get(node.node_id) == key]
+    return bool(vias) and all(via == "fork" for via in vias)
 
 
 # --- which columns to draw ---------------------------------------------------------------------------
@@ -569,6 +591,7 @@ TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
 # A checkpoint's diamond on its step's card's bottom edge, left of the edge leaving the card's middle: its half
 # diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
 CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
+CHECKPOINT_CLEAR = 4  # the room between the card's bottom edge and its diamonds' tops (within the row's gap)
 # A step redone after branching (friction22b A5: "↺ redone" as a pill under "Branch 2" read as a branch state
 # beside "Left behind"): a small round badge inside its card's top right corner, "↺" in it, named for a screen
 # reader, the pill shape kept for branch states alone. Its radius, and its centre's inset from the corner; the
@@ -765,6 +788,10 @@ def _draw(
         for node in graph.nodes
         if node.parent_id in by_id and by_id[node.parent_id].lane == node.lane and skipped(node.node_id)
     }
+    # Branches that split after one card and passed over the same steps on the way share that stretch: its
+    # placeholder is drawn once, on the line straight down from the card (friction61a 5: "step 3 skipped" three
+    # times on one graph), not again on each line that turns out of it.
+    said_once = _skips_said_once(graph, by_id, skipped)
     for node in graph.nodes:
         if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
             continue
@@ -773,7 +800,7 @@ def _draw(
         d = geo.elbow(out, geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
         passed = skipped(node.node_id)
-        if passed:
+        if passed and node.node_id in said_once:
             pills.append(skipped_pill(geo, corner[node.node_id], passed))
 
     start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
@@ -796,6 +823,7 @@ def _draw(
         say_state=graph.lanes > 1 or not geo.tags_beside,
         again=again,
         checkpoints=checkpoints,
+        passed=lambda card: _passed_on_path(by_id, card, skipped),
         state_words={state: state_legend(graph, state) for state in set(states.values())},
         worked=worked_nodes(by_id, states) if states else None,
     )
@@ -809,7 +837,10 @@ def _draw(
     if geo.across:
         width, height = geo.head + extent + 16, geo.lead + lanes_size + 16
     else:
-        width, height = geo.head + lanes_size + 8, geo.lead + extent + 12
+        # Room under the last row for the diamonds hung under its cards (CHECKPOINT_CLEAR).
+        marked = geo.tags_beside and any(checkpoints(node.node_id) for node in graph.nodes)
+        foot = max(12, (CHECKPOINT_CLEAR + CHECKPOINT_R) * 2) if marked else 12
+        width, height = geo.head + lanes_size + 8, geo.lead + extent + foot
     size = f'width="{width}" height="{height}"'
     if style:  # paper: no bigger than the page, the same proportions
         scale = min(1.0, PAPER_WIDTH_MM / (width * MM_PER_PX), PAPER_HEIGHT_MM / (height * MM_PER_PX))
@@ -831,6 +862,35 @@ def _draw(
             "</g></svg>",
         ]
     )
+
+
+def _skips_said_once(
+    graph: RunGraph, by_id: dict[str, GraphNode], skipped: Callable[[str], tuple[Skipped, ...]]
+) -> set[str]:
+    """The cards whose line in draws its skipped-step placeholder: of the children of one card that passed over
+    the same steps, one (the one in its parent's lane, else the first)."""
+    chosen: dict[tuple[str | None, tuple[str, ...]], GraphNode] = {}
+    for node in graph.nodes:
+        passed = skipped(node.node_id)
+        if not passed or node.parent_id not in by_id:
+            continue
+        key = (node.parent_id, tuple(step.words for step in passed))
+        held = chosen.get(key)
+        if held is None or (held.lane != by_id[node.parent_id].lane and node.lane == by_id[node.parent_id].lane):
+            chosen[key] = node
+    return {node.node_id for node in chosen.values()}
+
+
+def _passed_on_path(
+    by_id: dict[str, GraphNode], card: str, skipped: Callable[[str], tuple[Skipped, ...]]
+) -> tuple[Skipped, ...]:
+    """The steps passed over on the way from the start into `card`, along its parents' lines."""
+    passed: list[Skipped] = []
+    at: str | None = card
+    while at is not None and at in by_id:
+        passed[:0] = skipped(at)
+        at = by_id[at].parent_id
+    return tuple(passed)
 
 
 def _out_of(
@@ -981,6 +1041,8 @@ class _CardStyle:
     viewed: int | None = None  # the lane of the branch the page shows (its tip's), named so beside its label
     again: frozenset[str] = frozenset()
     checkpoints: Callable[[str], tuple[str, ...]] = lambda card: ()
+    # The steps passed over on the path into a card, from the start (complete_words).
+    passed: Callable[[str], tuple[Skipped, ...]] = lambda card: ()
     state_words: dict[str, str] = field(default_factory=dict)  # each drawn state's meaning here (state_legend)
     # The screen's cards before a branch's tip, filled by state (friction15b 15): answered, and aside (dashed) on a
     # branch no agent works on (left behind, canceled: step_fill). None on paper.
@@ -1024,7 +1086,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # branch started by hand redoes its parent's step, whose card names it in full.
     where = card_words(node, counted=counted)
     if not where and node.is_complete and geo.tags_beside:  # on screen the end card says what its title means
-        where = COMPLETE_WORDS
+        where = complete_words(style.passed(node.node_id))
     sub = [_sub_part(where)] if where else []
     answered_again = node.node_id in style.again  # said by a tag beside the card, under its branch's name
     made_by = VIA_WORDS.get(node.via)
@@ -1085,12 +1147,13 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
-        # Each checkpoint saved during this step: a diamond on the card's bottom edge, from its left corner
-        # rightwards, a link of its own (its node's page: its notes, and resuming from it), outside the card's link.
-        # Left of the middle, where no line leaves: right of it, it sat on the fork's line (friction28a 5).
+        # Each checkpoint saved during this step: a diamond just under the card's bottom edge, clear of it (on the
+        # edge it read as a rendering glitch: friction61b 8), from its left corner rightwards, a link of its own
+        # (its node's page: its notes, and resuming from it), outside the card's link. Left of the middle, where no
+        # line leaves: right of it, it sat on the fork's line (friction28a 5).
         marks_after = "".join(
             f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
-            + _diamond(x + 3 * CHECKPOINT_R + index * CHECKPOINT_STEP, y + card_h)
+            + _diamond(x + 3 * CHECKPOINT_R + index * CHECKPOINT_STEP, y + card_h + CHECKPOINT_CLEAR + CHECKPOINT_R)
             + "</a>"
             for index, page in enumerate(saved[:CHECKPOINT_MAX])
         )

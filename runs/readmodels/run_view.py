@@ -485,7 +485,7 @@ def node_page(node_id: str) -> tuple[NodeDetail, list[NextStep]]:
     node = get_node(node_id)
     tree = branches.read(node.run, records=False)
     detail = _node_detail(node, tree)
-    return detail, _next_steps_named(tree, detail.branches)
+    return detail, _next_steps_named(tree, node.pk, detail.branches)
 
 
 def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
@@ -651,25 +651,15 @@ def _on_branches_words(tree: branches.RunBranches, pk: int, through: list[int]) 
     on = _on(tree, pk, through)
     if not on:
         return ""
-    # A branch started by hand from this step redoes it too: the page says so once, apart from the next steps
-    # ("Redo on branch 2", redos_apart), not here as well.
-    by_hand = [
-        b.number for b in tree.branches if b.forked_from == pk and b.nodes[:1] and b.nodes[0] in tree.started_by_hand
-    ]
+    # A branch that redid this step, by the agent after a rewind or started by hand, is said once, in the step's
+    # redo card ("Redo on branch 3", redos_apart), not here as well (friction61b 7: "On branches 1 and 2 (redo
+    # on branch 3)" above "Redo on branch 3" read three times).
     redone = _redone_from(tree, pk)
-    redid = [
-        b.number
-        for b in tree.branches
-        if b.forked_from == pk and b.nodes and b.nodes[0] in redone and b.number not in by_hand
-    ]
-    here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid + by_hand]
+    redid = [b.number for b in tree.branches if b.forked_from == pk and b.nodes and b.nodes[0] in redone]
+    here = [b.number for b in tree.branches if b.forked_from == pk and b.number not in redid]
     listed = _and(on)
     whys = [f"branch{'es' if len(here) > 1 else ''} {_and(here)} branched here"] if here else []
-    if redid:
-        # One pattern for every redo of a step, by the agent or by hand (friction60a 2: "branch 2 branched here"
-        # on one page, "branch 3 redid this step" on another).
-        whys.append(redo_words(redid).lower())
-    if not whys and len(on) > 1 and not by_hand:  # the redo card names the hand-started one: nothing to add
+    if not whys and len(on) > 1 and not redid:  # the redo card says why this step has other branches
         whys.append(f"shared by branches {listed}")
     head = f"On branches {listed}" if len(on) > 1 else f"On branch {listed}"
     return f"{head} ({'; '.join(whys)})" if whys else head
@@ -682,6 +672,9 @@ class NextStep:
 
     entry: BranchEntry
     numbers: tuple[int, ...]
+    # A branch that grew from a redo of this step (answered again after a rewind, or started by hand): the graph
+    # draws its answer as that branch's own card, so it is no step after this one (friction61a 1).
+    redo: bool = False
 
     @property
     def along(self) -> int:
@@ -705,25 +698,35 @@ class NextStep:
         return f"This step's answer on {self.on_words}" if self.branches else "The answer"
 
 
-def _next_steps_named(tree: branches.RunBranches, entries: list[BranchEntry]) -> list[NextStep]:
-    """Each next step of a node with the branches that went on along it, in the graph's words ("Branches 1-2",
+def _next_steps_named(tree: branches.RunBranches, at: int, entries: list[BranchEntry]) -> list[NextStep]:
+    """Each next step of node `at` with the branches that went on along it, in the graph's words ("Branches 1-2",
     "Branch 3"): an answer branches 1 and 2 share leads to the card the graph draws after this one on both
     (r59: the page named it "Branch 1" only, beside "Branch 3", which grew from its own redo of this step)."""
     by_id = {str(tree.public(pk)): pk for pk in tree.nodes}
+    redone = _redone_from(tree, at) if at in tree.nodes else set()
     named = []
     for entry in entries:
         pk = by_id.get(entry.node_id)
         numbers = branches_through(tree, pk) if pk is not None else []
         # Where the tree does not place it, the entry's own branch; none where that is not known either.
-        named.append(NextStep(entry, tuple(numbers) or ((entry.branch,) if entry.branch else ())))
+        along = tuple(numbers) or ((entry.branch,) if entry.branch else ())
+        named.append(NextStep(entry, along, redo=entry.via == "fork" or pk in redone))
     return named
 
 
 def redos_apart(named: list[NextStep]) -> tuple[list[NextStep], list[NextStep]]:
-    """A step's next steps, and apart the branches started by hand from it: such a branch redoes this step
-    ("Branch from here"), it is not a step after it (friction60a 2: REL-7's "Branch 2 · Prepare · step 1 of 5,
-    started by hand" listed under Prepare's "Next steps")."""
-    return [s for s in named if s.entry.via != "fork"], [s for s in named if s.entry.via == "fork"]
+    """A step's next steps, and apart the branches that redid it: started by hand from it ("Branch from here"),
+    or answered again by the agent after a rewind. Either is drawn by the graph as its branch's own card, not a
+    step after this one (friction60a 2: REL-7's "Branch 2 · Prepare · step 1 of 5, started by hand" under
+    Prepare's "Next steps"; friction61a 1: "Branch 3 · Review api", which follows branch 3's redone card)."""
+    return [s for s in named if not s.redo], [s for s in named if s.redo]
+
+
+def redo_answers(node: NodeDetail, named: list[NextStep]) -> dict[str, StepEntry]:
+    """The answers recorded at a node that started a redo branch, by the node they led to: the redo card shows
+    each with its branch, the Answers card does not (the graph draws it as that branch's own card)."""
+    redos = {step.entry.node_id for step in named if step.redo}
+    return {entry.child_id: entry for entry in node.recorded if entry.child_id in redos}
 
 
 def _and(numbers: list[int]) -> str:
@@ -747,26 +750,6 @@ def _step_number(tree: branches.RunBranches, node: Node) -> int | None:
     return tree.steps_taken(node.pk) + 1
 
 
-def next_in_words(entries: list[BranchEntry], along: list[int] | None = None) -> str:
-    """How the run went on from a node, in plain words: '2 branches, both taken by the agent',
-    '3 branches, 2 taken by the agent, 1 started by hand'. `along`: how many branches went on along each entry
-    (node_page), where two went on along one answer; one each without it. Where they differ, the steps
-    listed are counted too, so the count matches the rows under it: '2 steps on 3 branches, all 3 taken by the
-    agent' (friction60a 2: "3 branches" over two rows read as a miscount)."""
-    said = {"step": "taken by the agent", "checkpoint": "a checkpoint the agent saved", "fork": "started by hand"}
-    many = along if along is not None and len(along) == len(entries) else [1] * len(entries)
-    counts = {via: sum(n for entry, n in zip(entries, many, strict=True) if entry.via == via) for via in said}
-    shown = [(count, said[via]) for via, count in counts.items() if count]
-    total = sum(many)
-    if total == 1:
-        return shown[0][1] if shown else ""
-    counted = f"{total} branches" if total == len(entries) else f"{len(entries)} steps on {total} branches"
-    if len(shown) == 1:
-        everyone = "both" if total == 2 else f"all {total}"
-        return f"{counted}, {everyone} {shown[0][1]}"
-    return f"{counted}, " + ", ".join(f"{count} {words}" for count, words in shown)
-
-
 def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None) -> list[tuple[StepEntry, str | None]]:
     """Each answer recorded at a node with the branches it went on as, where that tells them apart: at a fork
     point two answers to the same step differ by branch ("Answer on branch 3"; "on branches 1-2" where two went
@@ -777,10 +760,13 @@ def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None
         entry.node_id: words.get(entry.node_id) or (f"branch {entry.branch}" if entry.branch else None)
         for entry in node.branches
     }
-    labels = [went_on_as.get(entry.child_id) if entry.child_id else None for entry in node.recorded]
+    # A redo's answer is said in its redo card (redo_answers), once.
+    redos = {step.entry.node_id for step in named or [] if step.redo}
+    recorded = [entry for entry in node.recorded if entry.child_id not in redos]
+    labels = [went_on_as.get(entry.child_id) if entry.child_id else None for entry in recorded]
     if len({label for label in labels if label is not None}) < 2:
-        return [(entry, None) for entry in node.recorded]
-    return list(zip(node.recorded, labels, strict=True))
+        return [(entry, None) for entry in recorded]
+    return list(zip(recorded, labels, strict=True))
 
 
 def _ref(tree: branches.RunBranches, node: Node, titles: dict[int, str], places: dict[int, StepPlace]) -> NodeRef:
@@ -837,11 +823,19 @@ def _branches(
                 verdict=said.text if said is not None else None,
             )
         )
-    answers = [entry for entry in entries if entry.via == "step"]
+    # A redo's answer stands in its redo card, whole: only answers listed together need their first words.
+    redone = {tree.public(pk) for pk in _redone_from(tree, node.pk)} if node.pk in tree.nodes else set()
+    answers = {
+        entry.node_id
+        for entry, child in zip(entries, children, strict=True)
+        if entry.via == "step" and child.public_id not in redone
+    }
     if len(answers) < 2:  # nothing to tell apart: the notes are under "Recorded here" already
         return entries
     return [
-        entry.model_copy(update={"answer_start": _first_words(entry.notes_preview)}) if entry.via == "step" else entry
+        entry.model_copy(update={"answer_start": _first_words(entry.notes_preview)})
+        if entry.node_id in answers
+        else entry
         for entry in entries
     ]
 

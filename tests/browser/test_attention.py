@@ -124,6 +124,9 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     )
     expect(panel.locator("h3")).to_have_count(0)
     expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
+    # Its card on the graph is solid: dashed amber is a replaced branch's alone (friction61a 7, 61b 8).
+    for card in sized_page.locator("svg.run-graph rect.card.state-stalled").all():
+        assert card.evaluate("c => getComputedStyle(c).strokeDasharray") in ("none", ""), "a dashed stalled card"
     copy = panel.locator(".copy-button")  # on the first screen, at every size
     # The one thing to do now is the page's one primary button, drawn in the accent colour.
     accent = sized_page.evaluate(

@@ -221,6 +221,12 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 assert look[0] == amber and look[1] not in ("none", ""), look
                 swatch = page.locator(".state-legend li", has_text="replaced").locator("rect.card")
                 assert swatch.evaluate("c => getComputedStyle(c).stroke") == amber
+                # The paused card, a branch started by hand, is dotted: its key's swatch is drawn so too
+                # (friction61a 7: the key's "paused" solid beside the dotted card).
+                dashes = "c => getComputedStyle(c).strokeDasharray"
+                paused = page.locator("svg.run-graph rect.card.state-paused").evaluate(dashes)
+                keyed = page.locator(".state-legend li", has_text="paused").locator("rect.card").evaluate(dashes)
+                assert paused not in ("none", "") and keyed == paused, (paused, keyed)
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
 

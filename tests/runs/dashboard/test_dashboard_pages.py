@@ -185,9 +185,10 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert len(re.findall(r"<a\b", svg)) == 13
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
     # The graph's own title, the Start root's, one per card and per mark, one per skipped step's placeholder, and
-    # one per step redone after branching (its "↺" badge, friction22b A5).
-    assert svg.count('<g class="skipped-step">') == 3 and svg.count('<g class="again-badge"') == 2
-    assert len(re.findall(r"<title\b", svg)) == 15 + 3 + 2
+    # one per step redone after branching (its "↺" badge, friction22b A5). The skipped step branches 1 and 2
+    # passed after one card is drawn once there, branch 3's on its own line (friction61a 5: three times).
+    assert svg.count('<g class="skipped-step">') == 2 and svg.count('<g class="again-badge"') == 2
+    assert len(re.findall(r"<title\b", svg)) == 15 + 2 + 2
     # No marker of where (friction14): the blue fill says the branch viewed, the branch states where each stands.
     assert svg.count('class="tag-text current"') == 0 and svg.count('class="tag-text newest"') == 0
     assert svg.count('class="card on-branch') == 8  # root to the newest node (the checkpoint a mark on the way)
@@ -301,20 +302,21 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
     heading = between(node, 'id="branches-title"', "</h2>")
-    # Three branches went on, two of them along one answer (branches 1-2, as the graph names them).
-    assert heading.endswith(">Next steps: 2 steps on 3 branches, all 3 taken by the agent")
-    # The two answers recorded at this fork point each say the branch they went on as, from the branches'
-    # typed numbers (friction11 5), in the order of the next steps.
+    # Branches 1-2 went on along one answer: one next step. Branch 3 answered this step again (the graph draws it
+    # as branch 3's own card): its answer and where it went on are in the redo card, not a step after this one
+    # (friction61a 1: "Next steps: 2 steps on 3 branches, all 3 taken by the agent" listed "Branch 3").
+    assert heading.endswith(">Next step")
+    assert between(node, 'id="redos-title"', "</h2>").endswith(">Redo on branch 3")
+    redo = between(node, 'id="redos"', "</section>")
+    assert "Its answer" in redo and "A second look after a rewind." in redo and "Then <a href=" in redo
     recorded = between(node, 'id="recorded-title"', "</section>")
-    said = re.findall(r"<h3>Answer on (branch(?:es)? [\d-]+)</h3>", recorded)
-    went_on = re.findall(r">(Branch(?:es)? [\d-]+) · ", between(node, 'class="steps next-nodes"', "</ol>"))
-    assert said == [words.lower() for words in went_on] == ["branches 1-2", "branch 3"], (said, went_on)
+    assert "A second look after a rewind." not in recorded and "Answer on branch" not in recorded
+    assert "Branch 3" not in between(node, 'class="steps next-nodes"', "</ol>")
     # the node's own stateToken, in the message and alone; each next node's is on its own page
     assert node.count("st1_") == 2
     next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
-    # The notes are under "Recorded here"; the two answers to the step beside each other are told apart by
-    # their first words only (issue 32), not shown again in full.
-    assert next_nodes.count("Step 2 of the review.") == 1 and 'class="small preview answer-preview"' in next_nodes
+    # The notes are under "Answer": one answer left here, not quoted again under its next step.
+    assert "Step 2 of the review." not in next_nodes and "answer-preview" not in next_nodes
     assert "&lt;svg onload" not in next_nodes
     assert "then pending" not in node
     assert "Step 1 of the review." in between(node, 'id="recap-title"', "</section>")

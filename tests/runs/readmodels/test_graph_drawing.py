@@ -324,6 +324,19 @@ def test_a_checkpoint_card_stays_at_its_step_and_a_complete_card_says_the_end():
     assert "· the end of its branch ·" in card(svg, "5")  # its tooltip; its title and state tag say it
 
 
+def test_a_complete_card_says_the_steps_its_branch_passed_over():
+    # friction61b 11: "Complete · all steps done" on a branch whose step 3 was skipped on the way.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 3)], **{"4": {"is_complete": True}})
+    skip = graph_drawing.Skipped("step 3 skipped", "Trace · step 3 of 8, skipped: it runs only if x")
+    passed = {"3": (skip,)}
+    svg = graph_drawing.for_screen(run, shown="4", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
+    assert step_line(svg, "4") == "1 step skipped"
+    loop = graph_drawing.Skipped("step 5 not run", "Loop · step 5 of 8, not run", how="not run")
+    passed = {"2": (skip,), "3": (skip, loop)}
+    svg = graph_drawing.for_screen(run, shown="4", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
+    assert step_line(svg, "4") == "2 steps skipped, 1 step not run"
+
+
 def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
     run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}, "2": {"is_blocked": True}})
     svg = screen(run, shown="3")
@@ -554,9 +567,9 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     )
     assert x4 + w4 // 2 < cx - r and cx + r < x4 + w4 and y4 < cy - r and cy + r < y4 + h4 // 2  # top right, inside
     assert 'role="img" aria-label="redone after branching"' in card(svg, "4") and ">↺</text>" in card(svg, "4")
-    # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) centred on its card's bottom
-    # edge, left of the middle where the edge to the next card leaves (right of it, it sat on a fork's line:
-    # friction28a 5).
+    # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) just under its card's bottom
+    # edge, clear of it (on the edge it read as a rendering glitch: friction61b 8), left of the middle where the
+    # edge to the next card leaves (right of it, it sat on a fork's line: friction28a 5).
     marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
     assert [href for href, _ in marks] == ["/nodes/8/", "/nodes/9/"]
     x, y, w, h = (
@@ -568,7 +581,7 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     for _, body in marks:
         assert "<rect" not in body and "checkpoint</text>" not in body
         top_x, top_y = (int(v) for v in re.search(r'<path class="checkpoint-flag" d="M(\d+) (\d+)', body).groups())
-        assert x < top_x < x + w // 2 and top_y + graph_drawing.CHECKPOINT_R == y + h
+        assert x < top_x < x + w // 2 and y + h < top_y < y + h + graph_drawing.CHECKPOINT_R
     # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
     entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
     assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
@@ -622,6 +635,16 @@ def test_the_legend_draws_every_fill_and_outline_the_cards_use_as_a_swatch_of_th
     assert graph_drawing.STATE_LEGEND["superseded"].endswith("tell it in its chat to stop")
 
 
+def test_a_states_key_swatch_is_dotted_as_its_card_where_a_person_started_that_branch():
+    # friction61a 7: the key's "paused" swatch solid, the paused card (started by hand) dotted.
+    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}})
+    entries = {e.key: e for e in graph_drawing.legend(run, shown="3", states={"3": "paused", "2": "done"}, screen=True)}
+    assert entries["state-paused"].card_classes.split() == ["state-paused", "by-hand"]
+    assert "by-hand" not in entries["state-done"].card_classes.split()
+    svg = screen(run, shown="3")
+    assert "by-hand" in card_classes(svg, "3")
+
+
 def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around_it():
     # Friction16b 6: branch 1 went from step 2 to step 4 with nothing drawn between.
     run = drawn([(1, None), (2, 1), (3, 2)])
@@ -643,6 +666,24 @@ def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around
     svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", skipped=lambda card: two)
     assert ">2 steps passed over</text>" in svg
     assert 'class="skipped-step"' not in screen(run)
+
+
+def test_branches_that_split_after_one_card_share_its_skipped_steps_placeholder():
+    # friction61a 5: "step 3 skipped" drawn once per branch that passed it after the same card, three times.
+    run = drawn([(1, None), (2, 1), (3, 2), (4, 2)])
+    skip = graph_drawing.Skipped("step 3 skipped", "Trace · step 3 of 8, skipped: it runs only if x")
+    passed = {"3": (skip,), "4": (skip,)}
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
+    assert svg.count('class="skipped-step"') == 1
+    # On the line straight down from the card they split after: the branch in its lane.
+    pill = svg.split('class="skipped-step"', 1)[1].split("</g>", 1)[0]
+    x = int(re.search(r'class="skipped-pill" x="(-?\d+)"', pill).group(1))  # type: ignore[union-attr]
+    card_x = {m[0]: int(m[1]) for m in re.findall(r'data-node-id="(\d+)".*?<rect class="card[^"]*" x="(\d+)"', svg)}
+    assert card_x["2"] == card_x["3"] and card_x["3"] <= x < card_x["3"] + graph_drawing.SCREEN_CARD_W
+    # Different steps passed over on each: each its own.
+    passed = {"3": (skip,), "4": (graph_drawing.Skipped("step 4 skipped", "Plan · step 4 of 8, skipped: y"),)}
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
+    assert svg.count('class="skipped-step"') == 2
 
 
 def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards_width():

@@ -114,8 +114,9 @@ def test_a_node_before_the_fork_is_on_both_branches(review):
     from runs.readmodels import run_view
 
     fork = run_view.node_detail(_node_of(review.answers[1]))  # Record the Changed Files: branch 2 grew here
-    # Branch 2 answered this step again: its own copy of the step, as the graph draws it, not a branch it is on.
-    assert fork.on_branches_words == "On branch 1 (redo on branch 2)"
+    # Branch 2 answered this step again: its own copy of the step, as the graph draws it, not a branch it is on;
+    # the page's redo card says so, this heading not again (friction61b 7).
+    assert fork.on_branches_words == "On branch 1"
     # Only branch 1 passes through this step's card; branch 2, from its redo, is among the others (friction60a 2).
     assert [o.number for o in fork.on_branches] == [1] and [o.number for o in fork.other_branches] == [2]
     shared = run_view.node_detail(_node_of(review.answers[0]))  # the first step, before the fork
@@ -398,14 +399,12 @@ def test_a_branch_the_agent_rewound_away_from_is_left_behind_at_once():
     assert [o.state for o in told if not o.is_newest] == ["left_behind"]
 
 
-def test_next_steps_count_the_branches_that_went_on_along_each_and_quote_this_steps_answer():
+def test_next_steps_name_the_branches_that_went_on_along_each_and_quote_this_steps_answer():
     # r59: two branches that went on along one answer are two branches, named as the graph names them.
     from runs.contract.dashboard import BranchEntry
     from runs.readmodels import run_view
 
     entries = [BranchEntry.model_construct(via="step"), BranchEntry.model_construct(via="step")]
-    assert run_view.next_in_words(entries) == "2 branches, both taken by the agent"
-    assert run_view.next_in_words(entries, [2, 1]) == "2 steps on 3 branches, all 3 taken by the agent"
     shared = run_view.NextStep(entries[0], (1, 2))
     assert shared.answer_label == "This step's answer on branches 1-2"
     assert run_view.NextStep(entries[1], (3,)).answer_label == "This step's answer on branch 3"
