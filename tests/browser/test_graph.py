@@ -814,7 +814,7 @@ def test_every_timeline_dot_is_coloured_by_its_state_and_named(sized_page, conso
         else:
             assert fill == badge, (state, fill, badge)
         # Only Paused's are squares (test_sharing), and a checkpoint a ◆, as the graph draws it (friction61a 3).
-        assert shape == ("path" if label.split(":")[0].endswith("(checkpoint)") else "circle"), (state, shape)
+        assert shape == ("path" if label.startswith("◆ checkpoint at ") else "circle"), (state, shape)
         if times > 1:  # a dot for several nodes names each of them, all of its state
             assert re.match(r"^\d+ steps?[^:]* within ", label) and label.count(" UTC") == times
             assert label.count(": Answered") in (0, times)

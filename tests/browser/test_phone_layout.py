@@ -316,7 +316,13 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     # The checkpoint listed as its own kind of entry, not its step a second time (friction61a 6).
     listed = sized_page.locator(".tl-clusters ol > li").all_text_contents()
     assert not any("(checkpoint)" in text for text in listed), listed
-    assert any(text.strip().startswith("◆ checkpoint at Post the Approved Comments") for text in listed), listed
+    # It is a ◆ of its own in the track (not counted in a numbered dot), named as a checkpoint at its step.
+    checkpoint = sized_page.locator(".tl-track:visible path.tl-checkpoint")
+    expect(checkpoint).to_have_count(1)
+    titled = checkpoint.evaluate(
+        "p => (p.closest('a, g')?.querySelector('title') || p.querySelector('title'))?.textContent || ''"
+    )
+    assert titled.startswith("◆ checkpoint at Post the Approved Comments"), titled
     # "now" ends the axis in the picture as on the page: right of every label in sight.
     now_last = """() => {
       const axis = [...document.querySelectorAll("svg.tl-axis")].find((a) => a.getBoundingClientRect().width > 0);
