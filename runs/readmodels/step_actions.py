@@ -318,21 +318,21 @@ def _of_step(
             new_chat=bool(beside),
         )
     lead = "The message sets the agent going again at this step, on this branch."
+    since = None
     if step.state == "stalled":
         # The run page's stalled panel asks for a look in the agent's chat before the message; so does its step's
         # page (friction59a 11, 59b 10: without it, a second agent could be set going on a step one still works on).
         lead = f"{attention.STALLED_NEXT} {lead}"
         # the run page's moment (attention._stalled): the last thing recorded, never before the step was given
         since = max(node.run.updated_at, node.run.created_at, node.created_at)
-        return StepActions(
-            resume="resume",
-            lead=lead,
-            message=True,
-            branch_lead=branch_lead,
-            weight=states.weight("yours"),
-            stalled_since=since,
-        )
-    return StepActions(resume="resume", lead=lead, message=True, branch_lead=branch_lead, weight=states.weight("yours"))
+    return StepActions(
+        resume="resume",
+        lead=lead,
+        message=True,
+        branch_lead=branch_lead,
+        weight=states.weight("yours"),
+        stalled_since=since,
+    )
 
 
 def branch_warning(
