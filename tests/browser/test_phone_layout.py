@@ -636,8 +636,16 @@ def test_each_row_starts_where_its_run_started(sized_page, console_log, site, li
     built = two_runs_one_forked_twice()
     Run.objects.filter(public_id=built.plan_run).update(created_at=F("created_at") - timedelta(minutes=30))
     Session.objects.filter(public_id=built.session_id).update(created_at=F("created_at") - timedelta(minutes=30))
-    Run.objects.filter(public_id=built.review_run).update(created_at=F("created_at") - timedelta(minutes=30))
-    Node.objects.filter(run__public_id=built.review_run).update(created_at=F("created_at") - timedelta(minutes=30))
+    # The sibling run walked 20 min ago: every moment it records moved alike, its last activity too, so its
+    # picture says "Working" beside "no step for 20 min", inside the 30-minute rule (r62: its nodes alone moved
+    # 30 min back showed "Working" beside "no step for 30 min", and a first step before its first answer's hour).
+    walked = timedelta(minutes=20)
+    Run.objects.filter(public_id=built.review_run).update(
+        created_at=F("created_at") - timedelta(minutes=30), updated_at=F("updated_at") - walked
+    )
+    Node.objects.filter(run__public_id=built.review_run).update(created_at=F("created_at") - walked)
+    for model in (Output, Checkpoint):
+        model.objects.filter(node__run__public_id=built.review_run).update(created_at=F("created_at") - walked)
     visit(sized_page, f"{site}/runs/{built.plan_run}/#timeline", "timeline-run-starts")
     expect(sized_page.locator("#run-started")).to_have_text("started 30 min ago")
     rows = {row["run"]: row for row in sized_page.evaluate(ROW_STARTS)}
