@@ -121,17 +121,16 @@ def unit_for(span: float) -> float:
 
 def axis(start: datetime, end: datetime, *, newest: datetime | None = None) -> Axis:
     """The axis for a span, on the clock as the rest of the page writes times, to the minute ("22:45", "10:45
-        PM" on the reader's clock; friction59 T 1: "10:45:40 PM … 10:45:41 PM" read as noise): round moments as
-        `ticks` picks them from a step of a minute up (with the day where it turns), never two ticks with the same
-        words. A span under two minutes is said to the second, every few seconds (ZOOM_UNDER); one under ten seconds is
-    one tick, its start. The span's
-        start is said too ("14:05") when the first round moment lies well inside it, and so is its end, the
-        newest step's, when the last one lies well before it and says another time than it.
+    PM" on the reader's clock; friction59 T 1: "10:45:40 PM … 10:45:41 PM" read as noise): round moments as
+    `ticks` picks them from a step of a minute up (with the day where it turns), never two ticks with the same
+    words. A span under two minutes is said to the second, every few seconds (ZOOM_UNDER); one under ten seconds
+    is one tick, its start. The span's start is said too ("14:05") when the first round moment lies well inside
+    it, and so is its end, the newest step's, when the last one lies well before it and says another time than it.
 
-        `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
-        the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
-        time), the newest unless it stands near the start or says its clock time, and the round moments clear of
-        both."""
+    `newest`: the newest step's moment when the axis runs past it, to now (the timeline's page says "now" at
+    the end: no tick crowds it); the start and that moment are labelled (friction24a 4: the current dot had no
+    time), the newest unless it stands near the start or says its clock time, and the round moments clear of
+    both."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     unit = unit_for(span)

@@ -620,8 +620,11 @@ def test_a_short_session_is_zoomed_and_its_checkpoint_is_a_diamond(sized_page, c
     visit(sized_page, f"{site}/sessions/{built.session_id}/#timeline", "timeline-zoomed")
     expect(sized_page.locator("#timeline > summary")).to_contain_text("last step just now")
     labels = assert_axis_reads(sized_page)
-    # At least two ticks, to the second, so that 40 s reads as 40 s ("2:34:10 AM"), not as one tick and a line.
-    assert len(labels) >= 2 and all(re.search(r"\d:\d\d:\d\d", label) for label in labels), labels
+    # To the second, so that 40 s reads as 40 s ("2:34:10 AM"); a wide axis at least two ticks, not one tick and a
+    # line. A phone's axis names the dots' own moments (time_axis.dot_ticks): dots made within a second or two of
+    # each other stand too close for a second label, as fast as the test machine built them.
+    assert len(labels) >= (1 if viewport_name(sized_page) == "phone" else 2), labels
+    assert all(re.search(r"\d:\d\d:\d\d", label) for label in labels), labels
     # The checkpoint a ◆ of its own, in the track and the row's key, never in a numbered dot's count.
     expect(sized_page.locator(".tl-track:visible path.tl-checkpoint")).to_have_count(1)
     row = sized_page.locator(f'.tl-row[data-run-id="{built.review_run}"]')
