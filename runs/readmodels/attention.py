@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from django.conf import settings
 from django.utils import timezone
@@ -617,9 +618,21 @@ def _panel(
 STALLED_NEXT = "Check the agent's chat first: if it is idle or gone, copy the message."
 
 
+class _RunTimes(Protocol):
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+def stalled_since(run: _RunTimes, step_given: datetime) -> datetime:
+    """Since when a stalled step has been quiet: the run's last thing recorded, never before the run started,
+    nor before the step was given. The run page's panel and the step's page say the same moment."""
+    return max(run.updated_at, run.created_at, step_given)
+
+
 def _stalled(state: RunState, shown: BranchOutcomeEntry) -> AttentionPanel:
-    # The last thing recorded: never before the run started, nor before its newest step was given.
-    since = max(state.run.updated_at, state.run.created_at, shown.at)
+    since = stalled_since(state.run, shown.at)
     quiet = int((timezone.now() - since).total_seconds() // 60)
     return _panel(
         state,

@@ -323,8 +323,7 @@ def _of_step(
         # The run page's stalled panel asks for a look in the agent's chat before the message; so does its step's
         # page (friction59a 11, 59b 10: without it, a second agent could be set going on a step one still works on).
         lead = f"{attention.STALLED_NEXT} {lead}"
-        # the run page's moment (attention._stalled): the last thing recorded, never before the step was given
-        since = max(node.run.updated_at, node.run.created_at, node.created_at)
+        since = attention.stalled_since(node.run, node.created_at)  # the run page's moment
     return StepActions(
         resume="resume",
         lead=lead,
