@@ -72,7 +72,10 @@ SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 DESCRIPTIONS: dict[str, str] = {
     "User": "Who can sign in here and copy the connect page's working commands.",
-    "ApiToken": "Keys for the HTTP API and a team's server; revoke one here.",
+    # Revoking is the list's action, not a change form: the row's only link is "View" (friction62a 12: "revoke one
+    # here" beside a lone "View" read as false).
+    "ApiToken": "Keys for the HTTP API and a team's server; to revoke one, tick it in the list, then "
+    "\u201cRevoke selected tokens\u201d.",
     "Session": "One piece of work an agent does, as the Sessions page lists them.",
     "Run": "One workflow followed from its first step; a session may hold several.",
     "Node": "Every step a run reached, on every branch: answered, or waiting.",

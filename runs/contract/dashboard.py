@@ -231,6 +231,8 @@ class Whereabouts(Shape):
     # How many branches the run it names has (1 + its forks): what the sessions list counts beside that run's
     # name, not the session's total (friction27a 4: "run 2 of 2 · 4 branches" for a run of one). Off the wire.
     _branches: int = PrivateAttr(default=1)
+    # The branch its step is on (its newest open branch), where the run has several; 0 else. Off the wire.
+    _branch: int = PrivateAttr(default=0)
     # While the move is the agent's: what the person is to do all the same, "tell branch 1's agent to stop" (a
     # branch started by hand replaced one whose agent may still work: attention.stop_words), "" else. Off the wire.
     _also: str = PrivateAttr(default="")
@@ -250,6 +252,12 @@ class Whereabouts(Shape):
     @property
     def branches(self) -> int:
         return self._branches
+
+    @property
+    def branch_words(self) -> str:
+        """ "branch 2", after the step a row of a branched run names: which branch that step is on (friction62b 16:
+        "(2 branches): Review storage · step 4 of 8" did not say); "" for a run of one branch."""
+        return f"branch {self._branch}" if self._branch else ""
 
     @property
     def move(self) -> str:

@@ -53,6 +53,9 @@ class SettingsFileShown:
     exists: bool
     keys: list[str]  # the keys whose values are in use (the environment sets none of them)
     overridden: list[str]  # keys the environment overrides, as variable names
+    # The sample line, with the retention this dashboard keeps sessions for, as the not-found page says it
+    # (lost.py): a literal 30 beside that page's 60 read as two rules (friction62b 18).
+    retention_example: str = ""
 
 
 def settings_file_shown(home: Path) -> SettingsFileShown:
@@ -72,6 +75,7 @@ def settings_file_shown(home: Path) -> SettingsFileShown:
         exists=file.exists,
         keys=sorted(file.keys[name] for name in used),
         overridden=sorted(name for name in file.values if name not in used),
+        retention_example=f"retention_days = {settings.WORKRAIL_RETENTION_DAYS}",
     )
 
 

@@ -57,10 +57,12 @@ ACTIONS: dict[ActionName, Action] = {
 
 # What a sessions-list row's link ends its where-line with, where the move is the person's: said as what the
 # click gets them, the run's panel where they copy a message or read and reply, not as the act itself
-# (friction61b 5: "resume the agent →" and "hand it to an agent →" read as if the click did it).
+# (friction61b 5: "resume the agent →" and "hand it to an agent →" read as if the click did it). A branch started
+# by hand gets the same message as any resume (its panel's "Copy the resume message"), so the same words: "get its
+# message" beside "get the resume message" read as two messages (friction62a 5).
 LINKS: dict[ActionName, str] = {
     "resume": "get the resume message",
-    "hand": "get its message",
+    "hand": "get the resume message",
     "reply": ACTIONS["reply"].verb,  # its panel is where the reply is read and copied: the act's own words
 }
 
@@ -99,20 +101,22 @@ def link(name: ActionName) -> str:
 # it in its chat, friction15); a message that resumes the agent says so, on every panel and card that holds one
 # (stalled, paused, refused and the agent stopped, left behind, a step's "Resume here": friction28b 7, the verb
 # of the list's "resume the agent" and the step page's "Resume here" was gone from the button that does it); a
-# workflow's start message is named the same on the catalog and on its own page (friction28b 9); any other
-# message for the agent (a redo's, a hand-over's) is "the message for the agent". A reply's button names the
+# workflow's start message is named the same on the catalog and on its own page (friction28b 9). A branch
+# started by hand is handed over with that same resume message, so its button says so too (friction62a 5: "Copy
+# the message for the agent" there read as another message); the one message that differs, a redo's with the same
+# inputs (it starts a new branch, not the same one), is named by its section's verb, "the redo message". A reply's button names the
 # reply it copies by its opening words (agent_message.replies), so nobody reads it as confirming by itself
 # (friction17 a14/b10); its "Share…" on a phone (copy.js) names the same reply (friction17 a6/b3).
-CopyName = Literal["message", "resume", "start", "confirmed", "changes"]
+CopyName = Literal["redo", "resume", "start", "confirmed", "changes"]
 COPY: dict[CopyName, str] = {
-    "message": "Copy the message for the agent",
+    "redo": "Copy the redo message",
     "resume": "Copy the resume message",
     "start": "Copy the start message",
     "confirmed": "Copy “Confirmed” reply",
     "changes": "Copy “Not yet: change…” reply",
 }
 SHARE: dict[CopyName, str] = {
-    "message": "Share…",
+    "redo": "Share…",
     "resume": "Share…",
     "start": "Share…",
     "confirmed": "Share “Confirmed”…",

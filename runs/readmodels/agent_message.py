@@ -63,7 +63,7 @@ def which_chat(workspace_path: str, git_branch: str) -> str:
 
 
 # The MCP clients people know by a product name, by the name they declare (clientInfo.name, lower case): said
-# "the Claude Code chat", not "the claude-code chat" (friction27a 1). A name not here is said as given.
+# "Claude Code", not "claude-code" (friction27a 1). A name not here is said as given.
 CLIENT_NAMES = {
     "claude-code": "Claude Code",
     "claude-ai": "Claude",
@@ -114,9 +114,11 @@ class Chat:
 
     @property
     def the_chat(self) -> str:
-        """ "the Claude Code chat", else "the chat": the one name the sentence and the Copied line give it (the
-        latter says none when the client is unknown: _agent_message.html)."""
-        return f"the {self.client} chat" if self.client else "the chat"
+        """ "the chat (Claude Code)", else "the chat": the Copied line's name for it (it says none when the client
+        is unknown: _agent_message.html). Always "the chat", the client after it in brackets, as the panel's
+        sentence says it ("the chat that started this run (Claude Code, …)"): "the Claude Code chat" on one run
+        and "the chat" on another read as two places (friction62a 5, 62b 14a)."""
+        return f"the chat ({self.client})" if self.client else "the chat"
 
 
 def chat(run: RunSummary | None, workspace_path: str, git_branch: str) -> Chat:

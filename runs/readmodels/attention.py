@@ -346,6 +346,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
     where._branches = place.branches
+    where._branch = place.branch if place.branches > 1 else 0
     where._reason = (said.head, said.reason) if said.reason else ("", "")
     if name == "blocked":  # as the run page's blocked panel says it (move_of_blocked)
         last_try = place.last_refused_at or place.since

@@ -39,7 +39,8 @@ def blocked_fold(b: BlockedStep) -> FoldName:
 
 def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> FoldName:
     """The run card's one fold (_run.html), under the shown branch's panel: a blocked step's refused answer and
-    call, or the panel's why (a confirmation says it in the panel's own "Why") and the step's token; then the
+    call, or the panel's why (a confirmation says it in the panel's own "Why") and the step's resume code (its
+    stateToken); then the
     run's ids, and the hand-off's kinds."""
     people: list[str] = []
     developers: list[str] = []
@@ -51,7 +52,9 @@ def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> FoldName:
         if not panel.reply_confirmed:
             people.append("why")
         if panel.state_token:
-            developers.append("the step's token")
+            # Its name outside "For developers": no token names there, and "token" is no word of the glossary
+            # (friction62b 6); what it does, carried in the resume message, is plain.
+            developers.append("the step's resume code")
     developers.append("the run's ids")
     if detail.tables.handoffs:
         developers.append("the hand-off's kinds")

@@ -100,3 +100,14 @@ TERMS: tuple[Term, ...] = (
         "How often the agent stops to ask you, and how much risk it may take (\u201cGuided, balanced risk\u201d).",
     ),
 )
+
+
+# The words a page links to their line here where it uses them (the `term` tag, templatetags/dashboard.py): those a
+# newcomer cannot guess from the page (friction62b 6: "Mode: Guided, balanced risk" on every session header,
+# "checkpoint" in the graph's key, looked up by hand). A subtle link, once per page, not a "?" beside each.
+LINKED: frozenset[str] = frozenset({"mode", "checkpoint"})
+
+
+def term(anchor: str) -> Term:
+    """The term whose line is at `anchor` ("mode"); KeyError for none, so that a page cannot link nowhere."""
+    return next(t for t in TERMS if t.anchor == anchor)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from html import escape
 
 from runs.contract.dashboard import GraphNode, RunGraph, StateName
-from runs.readmodels import actions
+from runs.readmodels import actions, glossary
 from runs.readmodels.states import label as state_label
 
 CARD_W = 150  # the paper's cards (the screen's are SCREEN_CARD_W wide: its text is larger)
@@ -270,6 +270,12 @@ class LegendEntry:
         return KEY_NAMES.get(self.key) or self.tag.lower()
 
     @property
+    def term(self) -> str:
+        """The glossary line its name links to (glossary.LINKED: a checkpoint, which no card explains), "" else."""
+        anchor = TERMS.get(self.key, "")
+        return anchor if anchor in glossary.LINKED else ""
+
+    @property
     def swatch(self) -> str:
         """How the key draws the mark, as a small copy of what the drawing draws (friction22a B8, friction22b A5:
         its entries drawn as pills read as filters, and two fills were missing): "card" (a card's fill and
@@ -380,6 +386,8 @@ PAPER_TAGS = {"newest": "newest", "current": "shown"}
 IN_SIGHT = frozenset(
     {"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped", "not-run"}
 )
+# The key's marks named by a word of the glossary (glossary.TERMS' anchors): their name links its line.
+TERMS = {"checkpoint-mark": "checkpoint"}
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
 KEY_NAMES = {
     "answered": "answered",

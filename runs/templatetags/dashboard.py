@@ -41,6 +41,7 @@ from runs.readmodels import (
     fold_lines,
     folds,
     fork_point,
+    glossary,
     graph_drawing,
     graph_page,
     markdown,
@@ -268,6 +269,43 @@ def yours_among(detail: SessionDetail) -> int:
 def blocked_guide(entry: BlockedStep) -> attention.BlockedGuide:
     """What the blocked panel tells a person to do, by whose move it is now (attention.blocked_guide)."""
     return attention.blocked_guide(entry, clock.stall_cutoff())
+
+
+@register.filter
+def full_stop(quoted: str) -> str:
+    """The full stop a sentence ending in a person's quoted words needs after the quote: "." unless the words
+    end their sentence already ("Why not?"), so that "“A narrower plan first” Started by bob" reads as two
+    sentences (friction62a 12), and "“Ship it.”." never happens."""
+    return "" if str(quoted).rstrip().endswith((".", "!", "?", "…")) else "."
+
+
+# Where a page notes the glossary words it linked, so that each is linked once per page (term).
+_TERMS_LINKED = "_workrail_terms_linked"
+
+
+@register.simple_tag(takes_context=True)
+def term(context: Context, anchor: str, words: str) -> str:
+    """`words` as a quiet link to the line of the glossary's term at `anchor` (glossary.TERMS), its meaning in the
+    tooltip: the first time on a page the term is used (friction62b 6: "Mode", "checkpoint" needed the words page,
+    found by hand); plain after that, once per page. Plain too for a word the glossary does not link (LINKED), or
+    outside a request."""
+    if anchor not in glossary.LINKED:
+        return conditional_escape(words)
+    request = context.get("request")
+    linked: set[str] | None = getattr(request, _TERMS_LINKED, None) if request is not None else None
+    if request is not None and linked is None:
+        linked = set()
+        setattr(request, _TERMS_LINKED, linked)
+    if linked is None or anchor in linked:
+        return conditional_escape(words)
+    linked.add(anchor)
+    return format_html(
+        '<a class="term" href="{}#{}" title="{}">{}</a>',
+        reverse("words"),
+        anchor,
+        glossary.term(anchor).means,
+        words,
+    )
 
 
 # Where a page's state pills note the meanings they show, one entry per (state, move), so that base.html's
@@ -748,6 +786,7 @@ class GraphContext(TypedDict):
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
     upcoming: list[graph_page.Upcoming]  # the stepper's steps still to come
+    request: Any  # the page's, so that the key links a glossary word once per page (term)
 
 
 @register.filter
@@ -764,8 +803,8 @@ def short_id(value: Any) -> str:
     return graph_drawing.short_id(value)
 
 
-@register.inclusion_tag("dashboard/_graph.html")
-def run_graph(detail: RunDetail) -> GraphContext:
+@register.inclusion_tag("dashboard/_graph.html", takes_context=True)
+def run_graph(context: Context, detail: RunDetail) -> GraphContext:
     """The branch graph as runs/readmodels/graph_page.py laid it out; this tag gives it the URLs."""
     laid_out = graph_page.graph_page(detail, reverse("run", args=[detail.run.run_id]), reverse("node", args=["NODE"]))
     return {
@@ -780,6 +819,7 @@ def run_graph(detail: RunDetail) -> GraphContext:
         "sections": laid_out.listed,
         "stepper": laid_out.stepper,
         "upcoming": laid_out.upcoming or [],
+        "request": context.get("request"),
     }
 
 

@@ -166,7 +166,8 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     # long ago (friction28a 9); whether a new chat will do, in the same sentence, said once in the panel (friction28b
     # 1); the Copied line names the chat, nothing more, in people's words: one sentence with its verb (friction27a 1).
     which = panel.locator(".which-chat")
-    expect(which).to_contain_text("Paste it into the Claude Code chat that started this run (")
+    # friction62a 5, 62b 14a: the same sentence whether the client is known or not, the client in the brackets.
+    expect(which).to_contain_text("Paste it into the chat that started this run (Claude Code, ")
     # friction60a 16: the "(" on the line of the words before it, never starting a line of its own on a phone.
     assert which.evaluate(
         """p => { const text = [...p.childNodes].find(n => n.nodeType === 3 && n.data.includes('this run'));
@@ -178,13 +179,13 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(which).to_contain_text(
         # The clock time, with its date when that was not today (a run 45 min old, read just after midnight).
         re.compile(
-            r"\(([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one"
+            r"\(Claude Code, ([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one"
             r" works too\.$"
         )
     )
     expect(panel).not_to_contain_text("new chat")
     copy.click()
-    expect(panel.locator("[data-copy-status]")).to_have_text("Copied for the Claude Code chat.")
+    expect(panel.locator("[data-copy-status]")).to_have_text("Copied for the chat (Claude Code).")
     assert_fits(sized_page)
     # Said once, by the status line's pill: not the page's head, nor the runs column's card (a session of one
     # run); what to do, the panel says.

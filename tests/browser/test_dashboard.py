@@ -173,7 +173,7 @@ def test_the_copy_button_copies_the_message_for_the_agent(page, console_log, sit
     page.locator("details.resume-message > summary").first.click()  # a done step: "Redo with the same inputs", folded
     message = page.locator("#node-message").inner_text().strip()
     token = page.locator("#state-token").text_content().strip()  # folded, for the API
-    page.get_by_role("button", name="Copy the message for the agent").click()
+    page.get_by_role("button", name="Copy the redo message").click()
     expect(page.get_by_text(PASTE_NEXT, exact=True)).to_be_visible()  # the copy says the next step (friction18a 10)
     assert page.evaluate("navigator.clipboard.readText()").strip() == message and f'stateToken "{token}"' in message
     console_log.assert_clean()

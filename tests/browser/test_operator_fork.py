@@ -164,7 +164,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(".fork-handover")).to_contain_text('target set to "production"')
         # Not "the earlier branches stay as they were": branch 1 now reads Replaced, as the warning said.
         expect(page.locator(".fork-handover")).not_to_contain_text("stay as they were")
-        page.get_by_role("button", name="Copy the message for the agent").click()
+        page.get_by_role("button", name="Copy the resume message").click()
         expect(page.locator(".fork-handover [data-copy-status]")).not_to_have_text("")
         call = json.loads(page.locator("#agent-call").text_content() or "")  # folded: for the API
         new_node = re.search(r"/nodes/(\d+)/", page.url).group(1)

@@ -54,14 +54,15 @@ FINDINGS = {
             "suggestion": "Escape it.",
         },
     ],
-    # The agent's own comments, to copy as written: for two of the three findings.
+    # The agent's own comments, to copy as written: for two of the three findings. A comment names no severity of
+    # its own: the badge beside it is its finding's (friction62a: "Nit: …" under a Minor badge read as false).
     "mrComments": [
         {
             "location": {"file": "src/alpha.py", "line": 42},
             "title": "SQL built from input",
             "body": "This builds the query from user input; could we pass `name` as a parameter instead?",
         },
-        {"location": {"file": "src/zeta.py", "line": 10}, "title": "Long function", "body": "Nit: worth splitting?"},
+        {"location": {"file": "src/zeta.py", "line": 10}, "title": "Long function", "body": "Worth splitting?"},
     ],
 }
 

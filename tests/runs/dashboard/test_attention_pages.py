@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils.html import escape
 
 from runs.readmodels import run_view
 from tests.support import attention_sessions as made
@@ -119,7 +120,9 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
     assert "<details" not in panel.split("agent-message")[-1] and 'class="break state-token"' not in panel
     fold = html.split('id="run-details"')[1].split("</details>")[0]
-    assert fold.startswith("><summary>Details: why, the step&#x27;s token, the run&#x27;s ids</summary>")  # 25b 9
+    assert fold.startswith("><summary>Details: why, the step&#x27;s resume code, the run&#x27;s ids</summary>")  # 25b 9
+    # No "token" outside "For developers" (friction62b 6): the heading inside names it as the fold does.
+    assert "<h4>The step's resume code</h4>" in html and "token</h4>" not in html
     assert fold.index(">Why</h4>") < fold.index("No step has been recorded") < fold.index(">For developers</h4>")
     assert fold.index(">For developers</h4>") < fold.index('class="break state-token"')
     assert f'id="run-id-{stalled.run_id}"' in fold
@@ -336,9 +339,14 @@ def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, ser
     # do, what a mode is (said there once), the switch and the history.
     does = "The agent asks you at every confirmation, and weighs risk against speed."
     facts = html.split('id="session-facts"')[1].split("</ul>")[0]
-    assert '<li id="session-mode">Mode: <strong id="mode-name">Guided, balanced risk</strong> · <a' in facts
+    # "Mode" is a word of the glossary a newcomer cannot guess: linked to its line, its meaning the tooltip, once
+    # on the page (friction62b 6: "Guided, balanced risk" unexplained on every header).
+    means = "How often the agent stops to ask you, and how much risk it may take (“Guided, balanced risk”)."
+    linked = f'<a class="term" href="/words/#mode" title="{escape(means)}">Mode</a>'
+    assert f'<li id="session-mode">{linked}: <strong id="mode-name">Guided, balanced risk</strong> · <a' in facts
+    assert html.count('href="/words/#mode"') == 1
     assert 'id="mode-title">Mode <span class="fold-parts">' in html
-    assert "title=" not in facts.split('id="session-mode"')[1]
+    assert "title=" not in facts.split('id="mode-name"')[1]
     assert '<a href="#mode-title" id="mode-link">change</a>' in facts
     assert html.index('id="timeline-title"') < html.index('<details class="fold" id="mode">')
     fold = html.split('<details class="fold" id="mode">')[1].split("</details>\n</section>")[0]
@@ -348,7 +356,9 @@ def test_the_mode_is_one_line_in_the_head_and_its_fold_ends_the_page(client, ser
     # A canceled run's session says the mode it ran under, and keeps its history and explanation, no switch.
     canceled = made.canceled()
     html = page(client, f"/sessions/{canceled.session_id}/")
-    assert 'Mode was: <strong id="mode-name">Guided, balanced risk</strong> · ' in html  # no gist: nothing to change
+    assert (
+        'Mode</a> was: <strong id="mode-name">Guided, balanced risk</strong> · ' in html
+    )  # no gist: nothing to change
     assert '<a href="#mode-title" id="mode-link">history</a>' in html
     assert 'id="mode-title"' in html and "A mode is the preferences" in html and "<h3>History</h3>" in html
     assert 'class="mode-choice"' not in html and 'id="fine-tune"' not in html
@@ -400,15 +410,16 @@ def test_each_message_to_copy_says_which_agent_chat_takes_it(client, service_cat
     html = page(client, f"/sessions/{stalled.session_id}/")
     line = html.split('<p class="muted small which-chat">')[1].split("</p>")[0]
     # The client in people's words, not its declared "claude-code"; its start once, by the clock and how long ago
-    # (the head says when the run last moved: no "last call" beside it).
-    assert line.startswith("Paste it into the Claude Code chat that started this run&nbsp;(<time ")
+    # (the head says when the run last moved: no "last call" beside it). The client in the brackets: the sentence
+    # the same, "the chat that started this run", whether the client is known or not (friction62a 5, 62b 14a).
+    assert line.startswith("Paste it into the chat that started this run&nbsp;(Claude Code, <time ")
     assert "last call" not in line
     # the workspace not again: the head names the repository and branch
     assert line.endswith(" ago</time>); if that chat is closed, a new one works too.")
     assert html.index('class="copy-button') < html.index('class="muted small which-chat"')
     step = page(client, f"/nodes/{node_id_of(stalled.answer)}/")  # the step's own "Resume here"
-    assert '<p class="muted small which-chat">Paste it into the Claude Code chat that started this run&nbsp;(' in step
-    assert 'data-paste-into="the Claude Code chat"' in step
+    assert '<p class="muted small which-chat">Paste it into the chat that started this run&nbsp;(Claude Code, ' in step
+    assert 'data-paste-into="the chat (Claude Code)"' in step
     # A reply to a step waiting for the person goes to the waiting chat only: no new chat offered under it.
     # (The Copied line names the chat, nothing more: copy.js.)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dj_database_url
 import pytest
+from django.utils.html import strip_tags
 
 from harness.processes import clean_env, manage_command, run_captured
 from runs.dashboard.connect import HIDDEN_PASSWORD, connection_instructions, hide_password, portable_database_url
@@ -223,3 +224,14 @@ def test_a_workflow_repository_s_query_string_token_is_hidden_on_the_page(defaul
     assert "glpat-SECRET123" not in hidden.claude_code and "glpat-SECRET123" not in hidden.json_config
     assert "gitlab.example/team/flows.git?***#main:workflows" in hidden.env["WORKRAIL_WORKFLOW_REPOS"]
     assert "glpat-SECRET123" in connection_instructions(reveal_password=True).env["WORKRAIL_WORKFLOW_REPOS"]
+
+
+@pytest.mark.django_db
+def test_the_settings_sample_keeps_sessions_as_long_as_this_dashboard_does(client, defaults):
+    # friction62b 18: a sample "retention_days = 30" beside the not-found page's "60 days" read as two rules. The
+    # sample says the retention in use, from the settings, whatever it is.
+    for days in (60, 45):
+        defaults.WORKRAIL_RETENTION_DAYS = days
+        page = client.get("/connect/").content.decode()
+        sample = strip_tags(page.split('class="wrap settings-example">', 1)[1].split("</pre>", 1)[0])
+        assert sample.startswith(f"retention_days = {days}\n"), sample

@@ -161,6 +161,12 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
             '<code class="code-word">ARTIFACT_MISSING</code> at <code class="pointer">/output/artifacts</code>' in codes
         )
         assert html.index('<ul class="issue-codes">') > html.index('<h4 class="fold-sub">For developers</h4>'), url
+        # What the refusal told the agent names its tokens: under "For developers", never above it (friction62b 6).
+        told = html.index('class="muted small refusal-told">The refusal told the agent: “')
+        assert told > html.index('<h4 class="fold-sub">For developers</h4>'), url
+        assert (
+            "ackToken" not in html.split('<h4 class="fold-sub">The refused answer</h4>')[1].split("For developers")[0]
+        )
         # For the developer, only the exact call: whose move it is and the message to give a stopped agent the
         # panel says once, not the drawer again (friction12 item 8).
         assert "The call the agent must make to get past the refusal" in html, url
@@ -246,6 +252,9 @@ def test_the_sessions_list_counts_branches_in_the_where_line_only_when_a_run_bra
     }
     forked, plain = rows[review.session_id], rows[blocked.session_id]
     assert '<span class="muted where-note">(2 branches)</span>' in forked
+    # friction62b 16: and which of them the step it names is on, the branch its agent works on.
+    where = forked.split('class="where-link', 1)[1].split("</a>", 1)[0]
+    assert where.endswith(' · <span class="where-branch">branch 2</span>'), where
     assert "branch" not in plain.split('class="session-where', 1)[1]
     head = html.split("<thead>", 1)[1].split("</thead>", 1)[0]
     assert "ranches</th>" not in head and "Runs</th>" in head

@@ -196,6 +196,11 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     to_branches = [href for href, _, _ in links if "?tip=" in href]
     assert len(to_nodes) == 10 and len(to_branches) == 2  # leaves of the other branches select them
     assert "<path" in svg and "V" in svg  # forks drawn as elbows
+    # The key names the checkpoint's ◆ by a word of the glossary: linked to its line, once on the page, its meaning
+    # the tooltip (friction62b 6: "checkpoint" looked up by hand).
+    key = between(html, '<ul class="legend state-legend"', "</ul>")
+    assert '<a class="term" href="/words/#checkpoint" title="Notes the agent saved at a step' in key
+    assert html.count('href="/words/#checkpoint"') == 1
 
 
 def test_the_artifact_tables_order_findings_by_severity_and_list_each_file_once(client, built):

@@ -100,7 +100,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     page = html.unescape(client.get(response["Location"]).content.decode())
     assert "New branch started: the agent redoes Prepare with the inputs as edited." in page
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
-    assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
+    assert page.count(call_token(page)) == 2 and "Copy the resume message" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
     assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
     # The to-dos in order, numbered: stop the replaced branch's agent, then the message (friction25a 5).
@@ -112,7 +112,7 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # state than the run page's orange "Your move · Replaced").
     others = page.split('id="other-branches"')[1].split("</details>")[0]
     assert ">Your move · Replaced</span>" in others
-    assert "Production, not staging." in page
+    assert '<q class="fork-reason">Production, not staging.</q> What changed' in page  # no second full stop
     assert 'target set to "production"' in page
     # Where and by whom it was started, the step's line of facts says, once: not again in the hand-over.
     handover = page.split('class="fork-handover"')[1].split("</div>")[0]
@@ -387,11 +387,23 @@ def test_a_form_over_the_upload_limit_is_413_with_the_error_page(client, root):
     assert forks() == 0
 
 
-def test_the_sessions_list_offers_to_hand_a_branch_started_by_hand_to_an_agent(client, root):
-    # No agent has had a branch started by hand: its row's move is to hand it to one, not to resume one.
+def test_the_sessions_list_offers_a_branch_started_by_hand_the_resume_message(client, root):
+    # No agent has had a branch started by hand; its row's link gets the same message as every resume, in the same
+    # words (friction62a 5: "get its message" read as another message).
     assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
     page = client.get("/").content.decode()
     row = between(page, '<div class="where-line"', "</div>")
     assert "no agent has it yet" in html.unescape(row), row
-    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">get its message</a>', row), row
-    assert "get the resume message" not in row
+    assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">get the resume message</a>', row), row
+    assert "get its message" not in page
+
+
+def test_a_quoted_reason_ends_its_sentence_before_the_next_one(client, root):
+    # friction62a 12: "“A narrower plan first” Started by bob (dashboard)." read as one sentence: a reason without
+    # its own full stop gets one after the quote, on the run page and in the hand-over.
+    response = confirmed(client, root, edited(target="production"), "Ship it")
+    node_page = client.get(response["Location"]).content.decode()
+    assert '<q class="fork-reason">Ship it</q>. What changed' in node_page
+    child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
+    run_page = client.get(f"/runs/{child.run.public_id}/").content.decode()
+    assert '<q class="fork-reason">Ship it</q>.' in run_page

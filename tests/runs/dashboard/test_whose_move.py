@@ -30,7 +30,7 @@ from tests.support.pages import page
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
 BUTTON = "Copy the resume message"  # every resume panel's, and a step's "Resume here" (actions.COPY)
-MESSAGE = "Copy the message for the agent"  # a redo's with the same inputs, a hand-over's
+REDO = "Copy the redo message"  # a redo's with the same inputs: the one message that differs (friction62a 5)
 OLD_BUTTONS = ("Copy the sentence", "Copy stateToken", "Copy the call")
 
 
@@ -371,8 +371,8 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     ack(start)
     root = str(tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id)
     text = page(client, f"/nodes/{root}/")
-    assert text.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text, MESSAGE)
+    assert text.count(REDO) == 1 and not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(text, REDO)
     assert token_of(message) == int(root) and "Prepare" in message
 
     form = {"context": '{"service": "billing", "target": "production"}', "reason": "Production."}
@@ -381,8 +381,10 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     text = page(client, response["Location"].split("#")[0])
     handover = text.split('class="fork-handover"')[1].split("</section>")[0]
-    assert handover.count(MESSAGE) == 1 and not any(old in text for old in OLD_BUTTONS)
-    [message] = copied(text, MESSAGE)
+    # The hand-over gives the same message as any resume, so its button says so (friction62a 5).
+    assert handover.count(BUTTON) == 1 and "Copy the message for the agent" not in text
+    assert not any(old in text for old in OLD_BUTTONS)
+    [message] = copied(handover, BUTTON)
     assert token_of(message) == child.public_id
     # The raw call stays behind a disclosure, for people who drive the API.
     assert '<details class="raw-call fold-quiet">' in handover and 'id="agent-call"' in handover
@@ -507,8 +509,9 @@ def test_a_panel_and_the_progress_strip_say_whose_move_as_the_pill_does(client, 
     assert strip(page(client, f"/runs/{stuck.run_id}/")) == ("yours", "yours")  # its agent stopped: red
 
 
-def test_a_paused_branch_started_by_hand_is_handed_to_an_agent_not_resumed():
-    # "no agent has it yet" beside "resume the agent" read as a contradiction: nobody had it to resume.
-    assert states.your_action("paused", "yours", by_hand=True) == "get its message"
+def test_a_paused_branch_started_by_hand_gets_the_resume_message_as_every_row_does():
+    # Its message is the resume message, so its link says so: "get its message" beside "get the resume message"
+    # read as two messages (friction62a 5).
+    assert states.your_action("paused", "yours", by_hand=True) == "get the resume message"
     assert states.your_action("paused", "yours") == "get the resume message"  # an import: an agent had it elsewhere
     assert states.your_action("stalled", "yours", by_hand=True) == "get the resume message"

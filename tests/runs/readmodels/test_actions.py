@@ -135,8 +135,8 @@ def test_every_copy_button_says_its_words_from_the_table():
     assert actions.copy_label("changes") == "Copy “Not yet: change…” reply"
     assert actions.share_label("confirmed") == "Share “Confirmed”…"
     assert actions.share_label("changes") == "Share “Not yet”…"
-    assert actions.share_label("message") == "Share…"
-    assert set(actions.COPY) == set(actions.SHARE) == {"message", "resume", "start", "confirmed", "changes"}
+    assert actions.share_label("redo") == "Share…"
+    assert set(actions.COPY) == set(actions.SHARE) == {"redo", "resume", "start", "confirmed", "changes"}
     # friction28b 7, 9: the resume and start buttons say their action, the same wherever they are.
     assert (actions.copy_label("resume"), actions.copy_label("start")) == (
         "Copy the resume message",

@@ -155,3 +155,17 @@ def test_a_hand_off_is_said_as_fields_and_its_files_leave_summary_and_risk_out()
         ]
     )
     assert both.files_have_summary and not both.files_have_risk
+
+
+def test_a_sample_comment_names_no_severity_but_its_finding_s():
+    # friction62a "Severity scale": a comment opening "Nit: …" beside its finding's Minor badge read as false. The
+    # badge is the finding's recorded severity; the sample's comments open with no severity word of their own.
+    from tests.support.sample_session import FINDINGS
+
+    severities = ("critical", "major", "minor", "nit")
+    by_title = {f["title"]: f["severity"].lower() for f in FINDINGS["findings"]}
+    comments = FINDINGS["mrComments"]
+    assert comments
+    for comment in comments:
+        opening = comment["body"].split(":", 1)[0].strip().lower()
+        assert opening not in severities or opening == by_title.get(comment["title"]), comment

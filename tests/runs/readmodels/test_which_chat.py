@@ -64,7 +64,7 @@ def test_the_chat_is_named_by_its_client_where_one_was_recorded():
     from runs.readmodels.agent_message import Chat
 
     known, unknown = Chat("Claude Code", None, None, ""), Chat("", None, None, "")
-    assert (known.the_chat, unknown.the_chat) == ("the Claude Code chat", "the chat")
+    assert (known.the_chat, unknown.the_chat) == ("the chat (Claude Code)", "the chat")
 
 
 def _summary(run_id: str):
