@@ -104,9 +104,9 @@ def link(name: ActionName) -> str:
 # workflow's start message is named the same on the catalog and on its own page (friction28b 9). A branch
 # started by hand is handed over with that same resume message, so its button says so too (friction62a 5: "Copy
 # the message for the agent" there read as another message); the one message that differs, a redo's with the same
-# inputs (it starts a new branch, not the same one), is named by its section's verb, "the redo message". A reply's button names the
-# reply it copies by its opening words (agent_message.replies), so nobody reads it as confirming by itself
-# (friction17 a14/b10); its "Share…" on a phone (copy.js) names the same reply (friction17 a6/b3).
+# inputs (it starts a new branch, not the same one), is named by its section's verb, "the redo message". A reply's
+# button names the reply it copies by its opening words (agent_message.replies), so nobody reads it as confirming
+# by itself (friction17 a14/b10); its "Share…" on a phone (copy.js) names the same reply (friction17 a6/b3).
 CopyName = Literal["redo", "resume", "start", "confirmed", "changes"]
 COPY: dict[CopyName, str] = {
     "redo": "Copy the redo message",

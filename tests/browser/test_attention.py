@@ -179,8 +179,8 @@ def test_a_stalled_run(sized_page, console_log, site, service_catalog, quiet_aft
     expect(which).to_contain_text(
         # The clock time, with its date when that was not today (a run 45 min old, read just after midnight).
         re.compile(
-            r"\(Claude Code, ([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is closed, a new one"
-            r" works too\.$"
+            r"\(Claude Code, ([A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d{2}( [AP]M)?, \d+ (min|h) ago\); if that chat is"
+            r" closed, a new one works too\.$"
         )
     )
     expect(panel).not_to_contain_text("new chat")
