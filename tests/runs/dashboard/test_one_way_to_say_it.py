@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 
 from tests.support.mcp_calls import start_workflow
 from tests.support.pages import page
@@ -55,5 +56,6 @@ def test_the_settings_file_is_said_in_steps(client, service_catalog):
     assert len(steps) == 3, steps
     which, what, when = (re.sub(r"<[^>]+>|\s+", " ", step).replace(" ", "") for step in steps)
     assert which.startswith("Open") and "config.toml" in which and "createit" in which  # no file yet here
-    assert "withoutWORKRAIL_" in what and "retention_days=30" in what
+    # The sample's retention is the one in use, from the settings (friction62b 18: a literal 30 beside 60).
+    assert "withoutWORKRAIL_" in what and f"retention_days={settings.WORKRAIL_RETENTION_DAYS}" in what
     assert when.startswith("Restart")
