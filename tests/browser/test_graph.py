@@ -363,7 +363,7 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator("details.gl-fold[open] > summary strong")).to_have_text(["Branch 1"])
         # Folded: its heading and, under it, where it stands (friction61b 10) and where it split off, no step rows.
         assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 130
-        expect(listed.locator(".gl-branch").nth(1).locator(".gl-stands").first).to_contain_text(" · step ")
+        expect(listed.locator(".gl-branch").nth(1).locator(".gl-stands")).to_contain_text(" · step ")
         # Folded, each still says where it split off (friction62b 8: "no hint where they split off").
         expect(listed.locator("details.gl-fold:not([open]) .gl-from")).to_have_text(
             [
