@@ -18,8 +18,9 @@ ways to draw it:
   as a coloured card and a word on it: never colour alone), every graph hanging from one "Start" root (the
   same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
   look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
-  answered again; a checkpoint is no tag but a diamond on its step's card's bottom edge, at its left corner
-  (`CHECKPOINT_GLYPH`); a skipped step's placeholder stands beside the line into its card, never on a line;
+  answered again; a checkpoint is no tag but a diamond inside its step's card, in its top right corner
+  (`CHECKPOINT_GLYPH`); a branch started by hand says so in words on its card, no border of its own; a skipped
+  step's placeholder stands beside the line into its card, never on a line;
   which card the page shows and which is the newest, the dark outline and the branch states say already (no
   "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
   class names (its CSP forbids styles in the page), in wider cards whose smallest text is 13px: at 1440 px a
@@ -97,21 +98,25 @@ def shorten(text: str, limit: int = TITLE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def title_lines(text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES) -> list[str]:
-    """A title in at most `lines` lines of `limit` characters, broken between words (a word longer than a
-    line is cut); the last line shortened with "…" when the rest does not fit."""
+def title_lines(
+    text: str, limit: int = TITLE_CHARS, lines: int = TITLE_LINES, *, first: int | None = None
+) -> list[str]:
+    """A title in at most `lines` lines of `limit` characters (the first of `first`, where a mark in the card's
+    corner takes room from it), broken between words (a word longer than a line is cut); the last line shortened
+    with "…" when the rest does not fit."""
     words = text.split()
     out: list[str] = []
     while words and len(out) < lines - 1:
+        room = first if first is not None and not out else limit
         line = words.pop(0)
-        if len(line) > limit:  # one long word: cut it, the rest goes on the next line
-            words.insert(0, line[limit:])
-            line = line[:limit]
-        while words and len(line) + 1 + len(words[0]) <= limit:
+        if len(line) > room:  # one long word: cut it, the rest goes on the next line
+            words.insert(0, line[room:])
+            line = line[:room]
+        while words and len(line) + 1 + len(words[0]) <= room:
             line += " " + words.pop(0)
         out.append(line)
     if words:
-        out.append(shorten(" ".join(words), limit))
+        out.append(shorten(" ".join(words), first if first is not None and not out else limit))
     return out or [""]
 
 
@@ -131,13 +136,13 @@ def step_words(node: GraphNode, *, counted: bool = False) -> str:
     return "" if node.is_complete else f"step {node.step_number}"
 
 
-def card_words(node: GraphNode, *, counted: bool = False) -> str:
+def card_words(node: GraphNode, *, counted: bool = False, chars: int = LOCATOR_CHARS) -> str:
     """A card's step line: the one locator of the lists and the run card, its trailing parts dropped where the card
     is too narrow for it (StepPlace.short, LOCATOR_CHARS: "step 2 of 3 (round 2 of 3)"); the tooltip says the place
     whole (friction26b 4, 28a 3: the cards' "round 1/3 · part 1" beside the list's words read as two systems)."""
     if counted or node.place is None:
         return step_words(node, counted=counted)
-    return node.place.short(LOCATOR_CHARS)
+    return node.place.short(chars)
 
 
 def stretch_words(first: GraphNode, last: GraphNode, *, short: bool = False, counted: bool = False) -> str:
@@ -446,7 +451,8 @@ def legend(
         "lane": bool(graph.nodes),
         "checkpoint": any(node.via == "checkpoint" for node in graph.nodes),
         "checkpoint-mark": checkpoints,
-        "by-hand": any(node.via == "fork" for node in graph.nodes),
+        # On screen no border says it: the card's words do (_card; friction62a 9, 62b 13). Paper keeps its dotted key.
+        "by-hand": not screen and any(node.via == "fork" for node in graph.nodes),
         "again": bool(set(again) & {node.node_id for node in graph.nodes}),
         "skipped": "skipped" in set(skipped),
         "not-run": "not-run" in set(skipped),
@@ -468,7 +474,7 @@ def legend(
             STATE_WORDS[key],
             in_sight=key not in DRAWN_AS_ANSWERED and not (ruled and key in FILL_SAID | NOBODY_STATES),
             said_by_rule=ruled and key in FILL_SAID,
-            also="by-hand" if _all_by_hand(graph, states or {}, key) else "",
+            also="by-hand" if not screen and _all_by_hand(graph, states or {}, key) else "",
         )
         for key in STATE_LEGEND
         if key in drawn
@@ -560,6 +566,7 @@ class _Geometry:
     line_h: int = 14  # from one title line to the next
     sub_y: int = 9  # the step line's baseline, up from the card's bottom
     tag_words: tuple[tuple[str, str], ...] = tuple(PAPER_TAGS.items())  # the words of "newest" and "current"
+    locator_chars: int = LOCATOR_CHARS  # what its cards' step line holds of a locator (card_words)
 
     def tag_word(self, kind: str) -> str:
         return dict(self.tag_words)[kind]
@@ -596,10 +603,10 @@ class _Geometry:
 TAG_H, TAG_GAP = 17, 2
 SCREEN_TAG_WORDS = tuple(STATE_WORDS.values())
 TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
-# A checkpoint's diamond on its step's card's bottom edge, left of the edge leaving the card's middle: its half
-# diagonal, the room between two, and how many fit there (more are on the step's page and in the steps list).
-CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 8, 20, 3
-CHECKPOINT_CLEAR = 4  # the room between the card's bottom edge and its diamonds' tops (within the row's gap)
+# A checkpoint's diamond inside its step's card's top right corner (_card): its half diagonal, the room between two,
+# and how many fit there (more are on the step's page and in the steps list).
+CHECKPOINT_R, CHECKPOINT_STEP, CHECKPOINT_MAX = 7, 18, 3
+CORNER_CHARS = 3  # the title characters a diamond in the card's corner takes (the title keeps clear of it)
 # A step redone after branching (friction22b A5: "↺ redone" as a pill under "Branch 2" read as a branch state
 # beside "Left behind"): a small round badge inside its card's top right corner, "↺" in it, named for a screen
 # reader, the pill shape kept for branch states alone. Its radius, and its centre's inset from the corner; the
@@ -686,7 +693,7 @@ def for_screen(
     cols = screen_columns(graph, shown=shown)
     return _draw(
         graph,
-        SCREEN,
+        screen_geometry(graph),
         shown=shown,
         href=href,
         title=title,
@@ -696,6 +703,22 @@ def for_screen(
         checkpoints=checkpoints,
         skipped=skipped,
     )
+
+
+# A drawing of at most WIDE_LANES branches whose longest locator is longer than a card's step line holds widens its
+# cards by LOCATOR_CHAR_W a character, so each card says its place whole, as the steps list does (friction62a, 62b 12:
+# "(round 149)" on a card beside the list's "(round 150 of 150)" read as two counts). A wider drawing keeps its cards'
+# width (its text would shrink below 12px at 1440 px) and drops the round's total there (StepPlace.short).
+WIDE_LANES, LOCATOR_CHAR_W = 2, 8
+
+
+def screen_geometry(graph: RunGraph) -> _Geometry:
+    """The screen's geometry for `graph`: SCREEN, its cards wider where its longest locator needs it."""
+    longest = max((len(node.place.brief) for node in graph.nodes if node.place is not None), default=0)
+    if longest <= LOCATOR_CHARS or graph.lanes > WIDE_LANES:
+        return SCREEN
+    grow = (longest - LOCATOR_CHARS) * LOCATOR_CHAR_W
+    return replace(SCREEN, card_w=SCREEN.card_w + grow, lane_step=SCREEN.lane_step + grow, locator_chars=longest)
 
 
 def screen_columns(graph: RunGraph, *, shown: str | None) -> list[Column]:
@@ -845,10 +868,7 @@ def _draw(
     if geo.across:
         width, height = geo.head + extent + 16, geo.lead + lanes_size + 16
     else:
-        # Room under the last row for the diamonds hung under its cards (CHECKPOINT_CLEAR).
-        marked = geo.tags_beside and any(checkpoints(node.node_id) for node in graph.nodes)
-        foot = max(12, (CHECKPOINT_CLEAR + CHECKPOINT_R) * 2) if marked else 12
-        width, height = geo.head + lanes_size + 8, geo.lead + extent + foot
+        width, height = geo.head + lanes_size + 8, geo.lead + extent + 12
     size = f'width="{width}" height="{height}"'
     if style:  # paper: no bigger than the page, the same proportions
         scale = min(1.0, PAPER_WIDTH_MM / (width * MM_PER_PX), PAPER_HEIGHT_MM / (height * MM_PER_PX))
@@ -1075,7 +1095,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         classes.append("complete")
     if node.via == "checkpoint":
         classes.append("checkpoint")
-    if node.via == "fork":
+    if node.via == "fork" and not geo.tags_beside:  # the paper's dotted border; the screen says it in words
         classes.append("by-hand")
     if node.is_blocked and state is None:  # a tip's branch state says it (its fill and word), as its legend does
         classes.append("blocked")
@@ -1092,7 +1112,7 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
     # The step line: its place in the outline as the step list says it (always whole), then the marks
     # that fit. What made the card when not a step takes the title's second line: a checkpoint or a
     # branch started by hand redoes its parent's step, whose card names it in full.
-    where = card_words(node, counted=counted)
+    where = card_words(node, counted=counted, chars=geo.locator_chars)
     if not where and node.is_complete and geo.tags_beside:  # on screen the end card says what its title means
         where = complete_words(style.passed(node.node_id))
     sub = [_sub_part(where)] if where else []
@@ -1155,13 +1175,16 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
-        # Each checkpoint saved during this step: a diamond just under the card's bottom edge, clear of it (on the
-        # edge it read as a rendering glitch: friction61b 8), from its left corner rightwards, a link of its own
-        # (its node's page: its notes, and resuming from it), outside the card's link. Left of the middle, where no
-        # line leaves: right of it, it sat on the fork's line (friction28a 5).
+        # Each checkpoint saved during this step: a diamond inside the card's top right corner (left of the redone
+        # badge where the card has one), clear of its title, from the corner leftwards, a link of its own (its
+        # node's page: its notes, and resuming from it), drawn after the card's link (links do not nest). Inside the
+        # card, never under it: under its bottom edge it sat on the line to the next step and read as "after this
+        # step" while the steps list says "saved during it" (friction62a 9, 62b 4); on the edge it read as a
+        # rendering glitch (friction61b 8), on a line as a junction (friction28a 5).
+        first = x + card_w - AGAIN_INSET - (CHECKPOINT_STEP if answered_again else 0)
         marks_after = "".join(
             f'<a href="{escape(page)}" class="checkpoint-mark"><title>{escape(CHECKPOINT_MARK_TIP)}</title>'
-            + _diamond(x + 3 * CHECKPOINT_R + index * CHECKPOINT_STEP, y + card_h + CHECKPOINT_CLEAR + CHECKPOINT_R)
+            + _diamond(first - index * CHECKPOINT_STEP, y + AGAIN_INSET)
             + "</a>"
             for index, page in enumerate(saved[:CHECKPOINT_MAX])
         )
@@ -1183,11 +1206,20 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
+    if beside and node.via == "fork" and not made_by:
+        # On screen "started by hand" is said in words on the card alone, never by a border of its own (friction62a
+        # 9, 62b 13: a teal dotted key beside the amber card of a paused branch started by hand): its title takes
+        # one line (in full on the card it redoes, right beside it, and in the tooltip), the words the next line.
+        made_by = VIA_WORDS["fork"]
+        sub = [part for part in sub if part[0] != made_by]
     if made_by:
         lines = title_lines(full, lines=TITLE_LINES - 1)
     badge = ""
+    # The corner's marks (the redone badge, the checkpoints' diamonds): the title's first line keeps clear of them.
+    corner = (AGAIN_TITLE_CHARS if answered_again else TITLE_CHARS) - CORNER_CHARS * len(saved[:CHECKPOINT_MAX])
+    if beside and (answered_again or saved):
+        lines = title_lines(full, lines=TITLE_LINES - 1 if made_by else TITLE_LINES, first=corner)
     if beside and answered_again:  # in its top right corner, clear of the title (a branch's first card: no tip)
-        lines = title_lines(full, AGAIN_TITLE_CHARS, lines=TITLE_LINES - 1 if made_by else TITLE_LINES)
         badge = again_badge(x + card_w - AGAIN_INSET, y + AGAIN_INSET)
     # On screen every card is as tall as two title lines and a step line: fewer lines sit centred in it, with
     # no blank band between a one-line title and its step line.

@@ -127,15 +127,20 @@ class BranchSection:
         dashed card, Blocked's "!") is said in words by the branch's heading, not keyed here."""
         drawn = {LISTED_FILLS[row.state] for row in self.box_rows if not row.skipped and row.state in LISTED_FILLS}
         drawn |= {row.skip_key for row in self.box_rows if row.skipped}
+        # Its rows' glyphs, keyed where they are drawn (friction62b 8: "◆ checkpoint" and "↺ redone" unexplained).
+        if any(row.checkpoints for row in self.box_rows):
+            drawn.add("checkpoint-mark")
+        if any(graph_drawing.AGAIN_TAG in row.marks for row in self.box_rows):
+            drawn.add("again")
         if self.aside and any(not row.skipped for row in self.box_rows):
             drawn.add("aside")
         return frozenset(drawn)
 
 
-# The graph card's heading by what it shows (dashboard.css switches the two at the width where the list stands in for
-# the drawing): the drawing's name where it is drawn, "Branches" over the phone's list of branches (friction60b 9:
-# "Branch graph" over a list, not a graph).
-HEADINGS = {"drawn": "Branch graph", "listed": "Branches"}
+# The graph card's heading, one at every width (friction62b 8: "Branches" on a phone, "Branch graph" on a desktop read
+# as two sections): "Branches", true of the drawing and of the phone's list alike (friction60b 9: "Branch graph" over
+# a list, not a graph).
+HEADING = "Branches"
 
 
 # The phone list's step marks filled as the drawing's cards are (dashboard.css), by the row's state: a legend key each.

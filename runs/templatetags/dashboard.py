@@ -781,7 +781,7 @@ class GraphContext(TypedDict):
     state_key: list[graph_drawing.LegendEntry]  # named in one line beside the drawing (a desktop's)
     key_rows: list[graph_page.KeyRow]  # every mark with its meaning, behind the "?", and the widths it shows at
     tag_words: dict[str, str]  # the words of the phone list's "you are viewing"
-    headings: dict[str, str]  # the card's heading over the drawing, and over the phone's list (graph_page.HEADINGS)
+    heading: str  # the card's heading, over the drawing and over the phone's list alike (graph_page.HEADING)
     glyphs: dict[str, str]  # the shapes of a checkpoint's and a redone step's marks, as the drawing draws them
     sections: list[graph_page.BranchSection]
     stepper: bool  # one branch: its steps as a stepper, no drawing
@@ -814,7 +814,7 @@ def run_graph(context: Context, detail: RunDetail) -> GraphContext:
         "state_key": laid_out.state_key,
         "key_rows": laid_out.key_rows,
         "tag_words": graph_drawing.SCREEN_TAGS,
-        "headings": graph_page.HEADINGS,
+        "heading": graph_page.HEADING,
         "glyphs": {"checkpoint": graph_drawing.CHECKPOINT_GLYPH, "again": graph_drawing.AGAIN_GLYPH},
         "sections": laid_out.listed,
         "stepper": laid_out.stepper,

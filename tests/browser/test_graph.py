@@ -150,17 +150,17 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # A mark, not a state (friction13 item 8): the page's ink, no state's hue.
     ink = page.evaluate("() => getComputedStyle(document.body).color")
     assert mark.locator("path").evaluate("e => getComputedStyle(e).fill") == ink
-    # Just under the card of the step it was saved during ("Record what the slice showed", round 1), clear of its
-    # edge (on it, it read as a rendering glitch: friction61b 8), left of the middle where the line to the next
-    # card leaves (right of it, it sat on the fork's line: 28a 5).
+    # Inside the card of the step it was saved during ("Record what the slice showed", round 1), in its top right
+    # corner, clear of its edges and of its title (friction62a 9, 62b 4: under the card, on the line to the next
+    # step, it read as "after step 7"; on its edge as a rendering glitch, friction61b 8).
     host = graph.locator("a.graph-node", has=page.locator("text.ct", has_text="Record what the")).first
     expect(host.locator("text.ct")).to_have_text(["Record what the", "slice showed"])
     card, flag = host.locator("rect.card").bounding_box(), mark.bounding_box()
     assert card and flag
-    assert card["x"] <= flag["x"] and flag["x"] + flag["width"] < card["x"] + card["width"] / 2
-    # Its centre a whole half diamond and more below the edge: no point of it touches the card.
-    centre, bottom = flag["y"] + flag["height"] / 2, card["y"] + card["height"]
-    assert bottom + 8 + 2 <= centre < bottom + 20, (card, flag)
+    assert card["x"] + card["width"] / 2 < flag["x"] and flag["x"] + flag["width"] < card["x"] + card["width"] - 2
+    assert card["y"] + 2 < flag["y"] and flag["y"] + flag["height"] < card["y"] + card["height"] / 2, (card, flag)
+    title = host.locator("text.ct").first.bounding_box()
+    assert title and title["x"] + title["width"] < flag["x"], (title, flag)
     # Every step line fits inside its card.
     assert page.evaluate(STEP_LINES_OVERFLOW) == []
     # Branches labelled as everywhere else; the newest node is also the one shown: its state and one marker of
@@ -278,11 +278,13 @@ def test_at_300_nodes_the_graph_fits_its_box_and_collapses_the_long_stretch(
     )
     assert crossing == []
     expect(page.locator("svg.run-graph text.cs", has_text=re.compile(r"/")).first).not_to_be_attached()
-    # Every card keeps its step's total (friction61a 6, 61b 1: "step 2 (round 149 of 150)" beside "step 3 of 3");
-    # a card too narrow for the round's total drops that instead ("step 2b of 3 (round 149)").
+    # Every card keeps its step's total (friction61a 6, 61b 1: "step 2 (round 149 of 150)" beside "step 3 of 3"),
+    # and, two branches leaving room, its round's too: the cards widen to say the list's words whole (friction62a,
+    # 62b 12: "(round 149)" on a card, "(round 150 of 150)" in the list, read as two counts).
     lines = page.locator("svg.run-graph text.cs").all_text_contents()
     assert [line for line in lines if re.match(r"^step \d+[a-z]? \(", line)] == []
-    assert any(re.fullmatch(r"step 2[ab] of 3 \(round \d{3}\)", line) for line in lines), lines
+    assert any(re.fullmatch(r"step 2[ab] of 3 \(round \d{3} of 150\)", line) for line in lines), lines
+    assert not any(re.fullmatch(r"step 2[ab] of 3 \(round \d+\)", line) for line in lines), lines
     # The cards and the steps list (its last 50 steps) say the same numbers for the nodes both show.
     compared, differ = page.evaluate(CARD_AND_LIST_DIFFER)
     assert compared >= 3 and differ == []
@@ -347,10 +349,11 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
     forked = two_runs_one_forked_twice()
     sized_page.goto(f"{site}/runs/{forked.review_run}/")
     drawing, listed = sized_page.locator(".graph-frame"), sized_page.locator(".graph-list")
-    # The heading names what is shown (friction60b 9): "Branch graph" over the drawing, "Branches" over the list.
+    # One name at both sizes (friction62b 8: "Branches" on a phone, "Branch graph" on a desktop), true of the list
+    # too (friction60b 9: "Branch graph" over a list).
     heading = sized_page.get_by_role("heading", level=3, name=re.compile("^Branch"))
-    expect(heading).to_have_text("Branches" if viewport.name == "phone" else "Branch graph", use_inner_text=True)
-    expect(heading).to_have_accessible_name("Branches" if viewport.name == "phone" else "Branch graph")
+    expect(heading).to_have_text("Branches", use_inner_text=True)
+    expect(heading).to_have_accessible_name("Branches")
     if viewport.name == "phone":
         # The drawing would shrink its text to 8 px: a section per branch instead, each step a row.
         expect(drawing).to_be_hidden()
@@ -358,9 +361,18 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
         expect(listed.locator(".gl-head strong")).to_have_text(["Branch 1", "Branch 2", "Branch 3"])
         # The branch viewed comes first; the branches left behind fold to their heading's line (friction25b 11).
         expect(listed.locator("details.gl-fold[open] > summary strong")).to_have_text(["Branch 1"])
-        # Folded: its heading and, under it, where it stands (friction61b 10), no step rows.
-        assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 90
+        # Folded: its heading and, under it, where it stands (friction61b 10) and where it split off, no step rows.
+        assert listed.locator(".gl-branch").nth(1).bounding_box()["height"] < 130
         expect(listed.locator(".gl-branch").nth(1).locator(".gl-stands")).to_contain_text(" · step ")
+        # Folded, each still says where it split off (friction62b 8: "no hint where they split off").
+        expect(listed.locator("details.gl-fold:not([open]) .gl-from")).to_have_text(
+            [
+                "Redoes Review api · step 4 of 8 (area 1 of 2), from branch 1",
+                "Redoes Record the Changed Files · step 2 of 8, from branch 1",
+            ]
+        )
+        for fold in listed.locator("details.gl-fold:not([open]) .gl-from").all():
+            expect(fold).to_be_visible()
         listed.locator("details.gl-fold").evaluate_all("folds => folds.forEach((f) => { f.open = true; })")
         expect(listed.locator(".gl-head .badge")).to_have_text(["Agent's move · Working", "Left behind", "Left behind"])
         expect(listed.locator(".gl-fork")).to_have_text(
@@ -403,6 +415,8 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
                 "blue fill: current, the step the agent works on",
                 "grey fill: not answered",
                 "grey dashed border: no agent works on that branch any more",
+                # The "↺ redone" its rows say, its symbol keyed (friction62b 8).
+                re.compile(r"↺\s+the branch's first step, redone after branching"),
                 "“step N skipped”: a step the workflow's condition skipped on that branch",
             ]
         )
@@ -633,9 +647,10 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             expect(mark).to_be_visible()
     else:
         # Friction r59 2: the phone's key said six marks of the drawing, most of which its list does not draw (the
-        # "↺" badge, the diamond, the lanes' names, the dark line; the list says "↺ redone" and "◆ checkpoint" in
-        # words). Every entry it shows names a mark its list draws, in sight once each branch is opened.
-        for mark in drawing_marks.all():
+        # lanes' names, the dark line). Every entry it shows names a mark its list draws, in sight once each branch
+        # is opened: "↺ redone" too where its rows say it (friction62b 8: the symbols were not in its key).
+        expect(drawing_marks.filter(has_text="redone after branching")).to_be_visible()
+        for mark in drawing_marks.filter(has_text=re.compile("a checkpoint the agent saved|Branch N|dark line")).all():
             expect(mark).to_be_hidden()
         folds = listed.locator("details.gl-fold")
         were_open = folds.evaluate_all("folds => folds.map((f) => { const was = f.open; f.open = true; return was; })")
@@ -645,9 +660,11 @@ def test_a_forked_graph_is_a_drawing_on_a_desktop_and_a_list_of_branches_on_a_ph
             "pending",
             "unreached",
             "aside",
+            "again",
             "skipped",
         ]
         marks_of = {
+            "again": ".gl-place .gl-notes:text-is('↺ redone')",
             "answered": ".gl-step:not(.skipped) .gl-dot.dot-done",
             "pending": ".gl-step .gl-dot.dot-running",
             "unreached": ".gl-step .gl-dot:is(.dot-left_behind, .dot-canceled)",
@@ -772,6 +789,13 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
         "Where branches 1 and 2 went on from this step, and how they stand now:"
     )
     expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(2)
+    # Every branch row says when it last moved, those that went on from here as the run's other branches do
+    # (friction62b 14: "· just now" on branch 3's row, none on branch 2's).
+    rows = sized_page.locator("#node-branch li.callout")
+    expect(rows).to_have_count(3)
+    for row in rows.all():
+        expect(row.locator("time")).to_have_count(1)
+        expect(row).to_contain_text(re.compile(r"\s·\s(just now|\d+ (min|h) ago)"))
     # The page follows the graph (friction61a 1): the one answer drawn on this card, and the one step drawn
     # after it; branch 3's answer and its Review api are in the redo card, as the graph draws its own card.
     answers = sized_page.locator("section[aria-labelledby=recorded-title]")

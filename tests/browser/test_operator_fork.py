@@ -221,12 +221,15 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 assert look[0] == amber and look[1] not in ("none", ""), look
                 swatch = page.locator(".state-legend li", has_text="replaced").locator("rect.card")
                 assert swatch.evaluate("c => getComputedStyle(c).stroke") == amber
-                # The paused card, a branch started by hand, is dotted: its key's swatch is drawn so too
-                # (friction61a 7: the key's "paused" solid beside the dotted card).
-                dashes = "c => getComputedStyle(c).strokeDasharray"
-                paused = page.locator("svg.run-graph rect.card.state-paused").evaluate(dashes)
-                keyed = page.locator(".state-legend li", has_text="paused").locator("rect.card").evaluate(dashes)
-                assert paused not in ("none", "") and keyed == paused, (paused, keyed)
+                # The paused card, a branch started by hand, is drawn as its key's "paused" swatch: one style per
+                # meaning (friction61a 7: a solid key beside a dotted card; friction62b 13: then a teal dotted
+                # "started by hand" key beside it, drawn amber); "started by hand" is its words alone.
+                look = "c => [getComputedStyle(c).stroke, getComputedStyle(c).strokeDasharray]"
+                paused = page.locator("svg.run-graph rect.card.state-paused").evaluate(look)
+                keyed = page.locator(".state-legend li", has_text="paused").locator("rect.card").evaluate(look)
+                assert keyed == paused, (paused, keyed)
+                expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
+                expect(page.locator("svg.run-graph text.cv")).to_have_text("started by hand")
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
 

@@ -37,7 +37,8 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(page.locator("ol.steps .by").first).to_have_text("by alice's agent (over HTTP)")
     # Bob started branch 2 by hand just now: the graph's legend says of the branch it replaced that its agent may
     # still be working (friction19b 2), not that the agent went back, and what to do (friction22a B9: "Replaced",
-    # nobody's move); it explains the dotted border drawn (tenth review item 4).
+    # nobody's move). "Started by hand" is the card's words, no border of its own, so no key entry says a border
+    # no card draws (friction62a 9: a teal dotted "started by hand" key beside an amber dotted card).
     key = page.locator(".graph-help .legend")
     page.locator(".graph-help summary").click()
     expect(key.locator("li", has=page.locator("rect.card.state-superseded"))).to_have_text(
@@ -45,9 +46,13 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     )
     expect(page.locator(".badge", has_text="Superseded")).to_have_count(0)
     expect(key).not_to_contain_text("no agent works on it now")
-    expect(key.locator("li", has_text="dotted border: a branch a person started by hand")).to_be_visible()
-    page.locator(".graph-help summary").click()  # closed again: the one-line key is back, with its swatch
-    expect(page.locator(".state-legend li", has_text="started by hand").locator("rect.card.by-hand")).to_be_visible()
+    expect(key).not_to_contain_text("started by hand")
+    page.locator(".graph-help summary").click()  # closed again: the one-line key is back
+    expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
+    # Bob's card says it in words, its title on one line to make room ("Draft Plan with Risks" is two lines).
+    bobs = page.locator("svg.run-graph a.graph-node", has=page.locator("rect.card.state-paused"))
+    expect(bobs.locator("text.cv")).to_have_text("started by hand")
+    expect(bobs.locator("text.cs")).to_have_text("step 2 of 3")
     screenshot(page, "owners-session")
 
     page.goto(f"{site}/nodes/{team.answered_node}/")

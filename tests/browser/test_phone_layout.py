@@ -588,6 +588,11 @@ def test_on_a_phone_the_shown_run_is_said_once_not_in_the_runs_list_and_its_card
         expect(shown.locator(".badge")).to_be_visible()
         expect(shown.locator(".run-summary")).to_be_visible()
         expect(pills).to_have_count(3)
+        # Each row's branch count on a line of its own under its pill, "3 branches" and "1 branch" alike
+        # (friction62b 14: one beside the pill, the other under it).
+        for row in (shown, other):
+            pill, count = row.locator(".badge").bounding_box(), row.locator(".run-branches").bounding_box()
+            assert pill and count and count["y"] >= pill["y"] + pill["height"] - 1, (pill, count)
     # The other run's row keeps its pill and where-words at every size.
     expect(other.locator(".badge")).to_be_visible()
     expect(other.locator(".run-summary")).to_be_visible()

@@ -645,6 +645,8 @@ def test_every_graph_node_shows_and_the_timeline_keeps_its_text_off_its_dots(
                 expect(stands).to_have_text(re.compile(r"^\S.* · step \d+ of \d+"))
                 folded.click()
                 expect(stands).to_be_hidden()
+                # Where it split off too: its open body says it, the heading no more (said once).
+                expect(folded.locator(".gl-from")).to_be_hidden()
                 folded.click()
         else:
             expect(sized_page.locator("svg.run-graph a.graph-node").first).to_be_visible()

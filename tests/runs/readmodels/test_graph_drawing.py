@@ -340,7 +340,7 @@ def test_a_complete_card_says_the_steps_its_branch_passed_over():
 def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
     run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}, "2": {"is_blocked": True}})
     svg = screen(run, shown="3")
-    assert "by-hand" in card_classes(svg, "3")
+    assert "by-hand" not in card_classes(svg, "3")  # said in words alone (friction62b 13)
     assert step_line(svg, "3") == "step 1"  # a fork waits at its parent's step
     assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
     assert "blocked" in card_classes(svg, "2")
@@ -426,13 +426,13 @@ def test_the_legend_in_sight_says_what_left_behind_means_and_explains_the_marks_
         "redone",
     ]
     # Friction15a 6: "left behind" means one thing on every drawing, whichever branch the agent is on and however
-    # the branch came about (its pill's word, on a phone); the dotted border says how a branch began by hand.
+    # the branch came about (its pill's word, on a phone); the card's words say how a branch began by hand, no key
+    # of a border (friction62a 9, 62b 13: a teal dotted key no card was drawn with).
     by_hand = drawn([(1, None), (2, 1), (3, 2), (4, 1)], **{"4": {"via": "fork"}})
     every = graph_drawing.legend(by_hand, shown="4", states=states, screen=True)
     assert next(e.words for e in every if e.key == "state-left-behind") == "no agent works on this branch any more"
     told = in_sight(every)
-    assert told["by-hand"] == "dotted border: a branch a person started by hand"
-    assert list(told) == ["answered", "pending", "unreached", "aside", "by-hand"]
+    assert list(told) == ["answered", "pending", "unreached", "aside"]
     svg = graph_drawing.for_screen(by_hand, shown="4", href=lambda node: "/", title="g", states=states)
     assert "Left behind (no agent works on this branch any more)" in card(svg, "3")  # its tooltip agrees
     # Checkpoints drawn as marks: their key in sight; the marks whose words explain themselves stay behind the "?".
@@ -567,9 +567,9 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     )
     assert x4 + w4 // 2 < cx - r and cx + r < x4 + w4 and y4 < cy - r and cy + r < y4 + h4 // 2  # top right, inside
     assert 'role="img" aria-label="redone after branching"' in card(svg, "4") and ">↺</text>" in card(svg, "4")
-    # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) just under its card's bottom
-    # edge, clear of it (on the edge it read as a rendering glitch: friction61b 8), left of the middle where the
-    # edge to the next card leaves (right of it, it sat on a fork's line: friction28a 5).
+    # Each checkpoint: a link of its own holding a diamond (a path, no rect, no word) inside its card's top right
+    # corner (friction62a 9, 62b 4: under the card, on the line to the next step, it read as "after this step"; on
+    # the edge as a rendering glitch, friction61b 8; on a line as a junction, friction28a 5), clear of the title.
     marks = re.findall(r'<a href="([^"]+)" class="checkpoint-mark">(.*?)</a>', svg)
     assert [href for href, _ in marks] == ["/nodes/8/", "/nodes/9/"]
     x, y, w, h = (
@@ -581,7 +581,8 @@ def test_a_card_carries_one_tag_at_most_and_a_checkpoint_is_a_diamond_on_its_car
     for _, body in marks:
         assert "<rect" not in body and "checkpoint</text>" not in body
         top_x, top_y = (int(v) for v in re.search(r'<path class="checkpoint-flag" d="M(\d+) (\d+)', body).groups())
-        assert x < top_x < x + w // 2 and y + h < top_y < y + h + graph_drawing.CHECKPOINT_R
+        r = graph_drawing.CHECKPOINT_R
+        assert x + w // 2 < top_x - r and top_x + r < x + w and y < top_y and top_y + 2 * r < y + h // 2
     # The key names them by their shapes: "↺ redone" and the checkpoint's diamond, in sight beside the drawing.
     entries = graph_drawing.legend(run, shown="5", states=states, checkpoints=True, again={"4"}, screen=True)
     assert {entry.key: entry.name for entry in entries if entry.key in ("again", "checkpoint-mark")} == {
@@ -635,14 +636,20 @@ def test_the_legend_draws_every_fill_and_outline_the_cards_use_as_a_swatch_of_th
     assert graph_drawing.STATE_LEGEND["superseded"].endswith("tell it in its chat to stop")
 
 
-def test_a_states_key_swatch_is_dotted_as_its_card_where_a_person_started_that_branch():
-    # friction61a 7: the key's "paused" swatch solid, the paused card (started by hand) dotted.
-    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}})
+def test_a_branch_started_by_hand_is_said_in_words_on_its_card_and_drawn_as_its_state_alone():
+    # friction61a 7: the key's "paused" swatch solid, the paused card (started by hand) dotted; friction62a 9, 62b 13:
+    # then a teal dotted "started by hand" key beside an amber dotted card. One style per meaning: the card is drawn
+    # as its state's key draws it, and "started by hand" is its words, on the card however long its title.
+    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork", "title": "Draft Plan with Risks and a long name"}})
     entries = {e.key: e for e in graph_drawing.legend(run, shown="3", states={"3": "paused", "2": "done"}, screen=True)}
-    assert entries["state-paused"].card_classes.split() == ["state-paused", "by-hand"]
-    assert "by-hand" not in entries["state-done"].card_classes.split()
-    svg = screen(run, shown="3")
-    assert "by-hand" in card_classes(svg, "3")
+    assert entries["state-paused"].card_classes.split() == ["state-paused"]
+    assert "by-hand" not in entries
+    states = {"3": "paused", "2": "done"}
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", states=states)
+    assert set(card_classes(svg, "3")) <= {"card", "state-paused", "on-branch", "current", "newest"}
+    assert re.search(r'<text class="cv"[^>]*>started by hand</text>', card(svg, "3"))
+    # The paper keeps its dotted border and its key.
+    assert "by-hand" in {e.key for e in graph_drawing.legend(run, shown="3")}
 
 
 def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around_it():
@@ -711,3 +718,19 @@ def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards
     assert long is not None and long.brief == "step 2b of 3 (round 149 of 150)"
     assert graph_drawing.card_words(card) == "step 2b of 3 (round 149)"
     assert all(len(w) <= graph_drawing.LOCATOR_CHARS for w in [*said, graph_drawing.card_words(card)])
+
+
+def test_a_drawing_of_two_branches_widens_its_cards_to_say_a_long_round_whole():
+    # Friction62a, 62b 12: the card's "step 2b of 3 (round 149)" beside the list's "(round 150 of 150)" read as two
+    # counts. Where two branches leave room, the cards grow to say the list's locator whole; a wider drawing keeps
+    # its cards (its text would shrink below 12px) and drops the round's total alone.
+    long = step_places.place(1, 150, (0, 2, 0), 1, frame={"count": 150})
+    assert long is not None and long.brief == "step 2b of 3 (round 150 of 150)"
+    two = drawn([(1, None), (2, 1), (3, 1)], **{"2": {"place": long}})
+    svg = screen(two, shown="2")
+    assert step_line(svg, "2") == "step 2b of 3 (round 150 of 150)"
+    width = int(re.search(r'class="card[^"]*" x="\d+" y="\d+" width="(\d+)"', card(svg, "2")).group(1))  # type: ignore[union-attr]
+    assert width == graph_drawing.SCREEN_CARD_W + 4 * graph_drawing.LOCATOR_CHAR_W
+    three = drawn([(1, None), (2, 1), (3, 1), (4, 1)], **{"2": {"place": long}})
+    assert step_line(screen(three, shown="2"), "2") == "step 2b of 3 (round 150)"
+    assert graph_drawing.screen_geometry(three) is graph_drawing.SCREEN

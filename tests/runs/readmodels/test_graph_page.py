@@ -352,14 +352,17 @@ def test_no_skipped_placeholder_or_checkpoint_sits_on_a_line(service_catalog):
 def test_the_phone_key_says_only_the_marks_its_list_draws(service_catalog):
     # Friction r59 2: the phone's key explained six marks of the drawing (a diamond, a "↺" badge...) its list of
     # branches does not draw. Each entry now says at which width it shows: on a phone, the fills and border the
-    # list's step marks draw, and no mark the list says in its own words ("◆ checkpoint", "↺ redone").
+    # list's step marks draw, and the glyphs its rows carry ("◆ checkpoint", "↺ redone": friction62b 8, they were
+    # unexplained), only where a row carries them.
     looped = looped_and_forked(service_catalog["extra"], iterations=3)
     laid_out = graph_page(run_detail(looped.run_id), "/r/", "/n/NODE/")
     kinds = {row.entry.key: row.kind for row in laid_out.key_rows}
     drawn = frozenset().union(*(section.marks for section in laid_out.sections))
     assert {key for key, kind in kinds.items() if kind == "listed"} == drawn
-    assert drawn <= {"answered", "pending", "unreached", "aside"}
-    assert kinds["checkpoint-mark"] == kinds["again"] == kinds["lane"] == kinds["on-branch"] == "drawing-only"
+    assert drawn <= {"answered", "pending", "unreached", "aside", "checkpoint-mark", "again"}
+    rows = [row for section in laid_out.sections for row in section.box_rows]
+    assert ("checkpoint-mark" in drawn) == any(row.checkpoints for row in rows)
+    assert kinds["lane"] == kinds["on-branch"] == "drawing-only"
     assert kinds["state-running"] == "said-by-rule" and kinds["state-done"] == "worded"
     # A branch no agent works on any more draws its marks dashed; the branch the page shows lists its last step.
     first, newest = laid_out.sections
@@ -368,7 +371,8 @@ def test_the_phone_key_says_only_the_marks_its_list_draws(service_catalog):
     forked = graph_page(run_detail(sample.review_run), "/r/", "/n/NODE/")
     listed = [row.entry.key for row in forked.key_rows if row.kind == "listed"]
     # Branch 3's list holds a "step 3 skipped" row: its key says what that means too (friction r60).
-    assert listed == ["answered", "pending", "unreached", "aside", "skipped"]
+    # Branches 2 and 3 start with a step redone ("↺ redone" rows): keyed too.
+    assert listed == ["answered", "pending", "unreached", "aside", "again", "skipped"]
     skipped = next(row.entry for row in forked.key_rows if row.entry.key == "skipped")
     assert skipped.words == "“step N skipped”: a step the workflow's condition skipped on that branch"
     assert skipped.in_sight and skipped.name == "skipped by the workflow's condition"
