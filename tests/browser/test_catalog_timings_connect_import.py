@@ -193,8 +193,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             # No figure runs into another: each cell's content stays inside its own cell.
             assert row.evaluate(OVERLAPS) == [], row.inner_text()
     # friction62a 7, 62b 5: the rejected calls told apart from a refused answer under the table, in sight.
-    expect(stats.locator("#rejected-note")).to_be_visible()
-    expect(stats.locator("#rejected-note")).to_contain_text("not a refused answer, nor a server error")
+    expect(sized_page.locator("#rejected-note")).to_be_visible()
+    expect(sized_page.locator("#rejected-note")).to_contain_text("not a refused answer, nor a server error")
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
     assert "1,834" not in figures and "1834" not in figures, figures

@@ -410,10 +410,15 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     )
     assert panel_words.count("Record the Changed Files") == 0, panel_words
     assert said(sized_page, "Record the Changed Files") == 1 + 1  # the status line, and the graph's step
-    # "to resend" once (the agent's side of a refused step, friction18b 2, 28a 2), in the status line's pill with
-    # whose move, on the first screen (a session of one run: not in the page's head, nor on the runs column's card);
-    # never "retrying", which claimed what the countdown beside it doubts (friction61b 3).
-    assert (said(sized_page, "to resend"), said(sized_page, "retrying"), said(sized_page, "Agent's move")) == (1, 0, 1)
+    # "Retrying" once (the agent's side of a refused step, friction18b 2, 28a 2; two parts at most, friction62a 1),
+    # in the status line's pill with whose move, on the first screen (a session of one run: not in the page's head,
+    # nor on the runs column's card); no countdown doubting it (friction61b 3: "if it does not retry").
+    assert (said(sized_page, "Retrying"), said(sized_page, "does not retry"), said(sized_page, "Agent's move")) == (
+        1,
+        0,
+        1,
+    )
+    assert said(sized_page, "to resend") == 0
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
     # One "Details" fold on the run, after the panel: the refused answer, then the resend call and the run's ids.
@@ -453,7 +458,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # As on the run page: the head's pill says "Retrying" (the agent's move, friction18b 2), the verdict
     # what is wrong, headed "Refused" (friction28a 2: one word for the refused family, never "Blocked"); whose move
     # once, in the pill.
-    assert (said(sized_page, "to resend"), said(sized_page, "retrying"), said(sized_page, "Blocked")) == (1, 0, 0)
+    assert (said(sized_page, "Retrying"), said(sized_page, "to resend"), said(sized_page, "Blocked")) == (1, 0, 0)
     assert said(sized_page, "Agent's move") == 1
     expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # The message, "Resume here"'s right under the refusal (friction22a B1), then the developers' call: here the
