@@ -35,6 +35,8 @@ from runs.readmodels.timings import (
     MEDIAN_MIN_CALLS,
     NOT_RECORDED_REASON,
     P95_MIN_CALLS,
+    REJECTED_CALLS,
+    REJECTED_NOTE,
     recent_calls,
     session_note,
     tool_lines,
@@ -267,6 +269,8 @@ def timings(request: HttpRequest) -> HttpResponse:
             "calls_unrecorded": any(call.words == NOT_RECORDED_REASON for call in calls),
             "p95_min_calls": P95_MIN_CALLS,
             "median_min_calls": MEDIAN_MIN_CALLS,
+            "rejected_calls": REJECTED_CALLS,
+            "rejected_note": REJECTED_NOTE,
         },
     )
 

@@ -82,14 +82,12 @@ _LACKS = {
 _URGENCY: dict[PlaceName, int] = {"waiting_for_user": 0, "blocked": 1, "paused": 2, "stalled": 3, "working": 4}
 # Beside a "Paused" badge: how the run came here without an agent (paused.py).
 CAME: dict[paused.How, str] = {"imported": "imported", "by_hand": "started by hand"}
-NO_AGENT_YET = "no agent has it yet"
-PAUSED_WORDS: dict[paused.How, str] = {how: f"{came}, {NO_AGENT_YET}" for how, came in CAME.items()}
+# Its pill says "No agent yet" (states.LABELS, friction62a 1): the line says how it came, not that again.
+PAUSED_WORDS: dict[paused.How, str] = dict(CAME)
 WAITING_WORDS = "waiting for your confirmation"
 # The same, around the moment it came, for the run card's line (friction18a 4: "no agent has had it for under a
-# minute" read backwards): "imported under a minute ago · no agent has it yet".
-PAUSED_TIMED: dict[paused.How, Timed] = {
-    how: Timed(f"{came} ", f" · {NO_AGENT_YET}", "ago") for how, came in CAME.items()
-}
+# minute" read backwards): "imported under a minute ago".
+PAUSED_TIMED: dict[paused.How, Timed] = {how: Timed(f"{came} ", "", "ago") for how, came in CAME.items()}
 
 
 # Whose chat, where no agent has the run (imported, started by hand): a new one, as a branch left behind beside a
@@ -360,6 +358,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
         # friction60a 7: "Agent's move · Working" over a branch row "Your move · Replaced": the run's line, and
         # the sessions list's row, say the person's move too, from the rule that draws that row.
         where._also = stop_words(outcomes.superseded_among(place.set_aside, cutoff))
+        if where._also:
+            # friction62b 1: the run's one pill says the person's move ("Your move · Replaced": the template tag
+            # chip_state), and its filter counts it, the branch at work a plain line beside it.
+            where._move = "yours"
     if name == "paused" and place.paused is not None:
         where._came = PAUSED_TIMED[place.paused.how]
         where._by_hand = place.paused.how == "by_hand"
@@ -374,7 +376,8 @@ _PANELS: frozenset[PlaceName] = frozenset({"blocked", "paused", "stalled", "wait
 # (friction18a 11: "your move in 29 min if the agent has not resent it" was hard to parse).
 # friction25b 14: "has not resent it" left "it" vague in a row; it names the refused step.
 BECOMES_YOURS = "becomes your move "
-IF_NO_RETRY = " if the agent does not retry"
+# friction61b 3, 62a 1: what is known, not whether the agent retries ("Retrying" beside "if it does not retry").
+IF_NO_RETRY = " if no corrected answer comes"
 
 
 def _blocked_then(move: states.Move, last_try: datetime) -> tuple[str, Timed | None, datetime | None]:
@@ -496,13 +499,6 @@ def stop_words(replaced: list[int]) -> str:
     if len(replaced) == 1:
         return f"tell branch {replaced[0]}'s agent to stop"
     return f"tell the agents of branches {listing.joined([str(n) for n in replaced])} to stop"
-
-
-def also_pill(also: str) -> str:
-    """The pill of what the person is to do beside an "Agent's move" pill (stop_words): a move of theirs, said as
-    every move of theirs is, "Your move · tell branch 1's agent to stop" (friction61b 2: as a "+ …" line of plain
-    text the eye skipped it, and the run's pill alone said nothing was the person's); "" for none."""
-    return f"{states.YOUR_MOVE} · {also}" if also else ""
 
 
 @dataclass(frozen=True)
@@ -674,7 +670,7 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
         shown,
         "paused",
         "paused",
-        _Title(f"{states.label('paused')}: {how}", halted.since, ", no agent has it yet", "ago"),
+        _Title(f"{states.label('paused')}: {how}", halted.since, "", "ago"),
         next_move=_paused_move(state, halted),
         for_you=(
             f"{why} Once an agent carries on, the run reads {states.label('running')} again. A paused run never "
@@ -930,7 +926,7 @@ class BlockedGuide:
 
 
 # When the move turns the person's, the words around the moment (the `words_when` tag prints it).
-TURNS = Timed("It becomes your move ", " if it does not retry.", "in")
+TURNS = Timed("It becomes your move ", f"{IF_NO_RETRY}.", "in")
 # The title of the fold that holds a refused step's resume message while the agent is to resend it: the step
 # page's own, "Resume here · only if the agent stopped" (friction60a 13: one action, one label on both pages).
 IF_STOPPED_FOLD = f"{actions.section('resume')} · only if the agent stopped"

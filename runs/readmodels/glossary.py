@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.readmodels import states
+from runs.readmodels import states, timings
 
 
 @dataclass(frozen=True)
@@ -36,11 +36,12 @@ TERMS: tuple[Term, ...] = (
         "Refused",
         "An answer the step did not accept: the agent was told what to fix and is to send another.",
     ),
+    # friction62a 7, 62b 5: "Turned away" beside "Refused" needed this line to be told apart; the word now names
+    # the call (timings.REJECTED_CALL), and its line is the one under the Tool timings table.
     Term(
-        "turned-away",
-        "Turned away",
-        "In Tool timings: a call the server refused as invalid (a bad id, a run that ended), telling the agent why;"
-        " not a refused answer, nor a server error.",
+        "rejected-call",
+        timings.REJECTED_CALL,
+        f"In Tool timings: {timings.REJECTED_NOTE[0].lower()}{timings.REJECTED_NOTE[1:]}",
     ),
     Term(
         "branch",
@@ -51,7 +52,7 @@ TERMS: tuple[Term, ...] = (
     Term("left-behind", "Left behind", "A branch no agent works on any more; the run goes on along another."),
     # friction60a 12, 60b 7: words the pages use that had no line. Paused is a state too: its line is the
     # states' legend's (states.MEANINGS), as Left behind's and Replaced's are.
-    Term("paused", "Paused", states.meaning("paused", "yours")),
+    Term("paused", states.label("paused"), states.meaning("paused", "yours")),
     Term(
         "started-by-hand",
         "Started by hand",

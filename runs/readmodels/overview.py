@@ -405,6 +405,8 @@ def _urgency(cutoff: datetime, yours: Q) -> Case:
         usual = states.urgency(name, states.MOVES[name])
         if states.urgency(name, "yours") != usual:
             whens.append(When(condition & yours, then=Value(states.urgency(name, "yours"))))
+        elif name == "running":  # yours only for a replaced branch's agent (friction62b 1): sorted as its pill reads
+            whens.append(When(condition & yours, then=Value(states.urgency("superseded", "yours"))))
         whens.append(When(condition, then=Value(usual)))
     return Case(*whens, default=Value(states.urgency("running", "agents")), output_field=IntegerField())
 
@@ -449,7 +451,8 @@ def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     """Which of `sessions` are a person's move, by the rule their rows' tags follow (session_move): exactly
     the rows whose move is yours. A session without runs is judged in SQL by its own state; the others that may
     be a person's move (an open run that waits for the user, is blocked or quiet, or paused: no agent touched
-    it since it came here, paused.py) are read as their rows are (attention.of_sessions, kept by last_seq) and
+    it since it came here, paused.py; or has several branches, one perhaps replaced while its agent works) are
+    read as their rows are (attention.of_sessions, kept by last_seq) and
     judged in Python: a blocked step is the agent's move until it has stopped, which only its refusals say.
     `alone`: how many sessions without runs are (counted with the states, _counts)."""
     open_runs = Run.objects.filter(
@@ -458,6 +461,8 @@ def _yours(sessions: QuerySet[Session], cutoff: datetime, alone: int) -> Yours:
     may_be = Q(kind=SessionKind.WORKFLOW) & (
         Exists(open_runs.filter(Q(waits_for_user=True) | Q(status=RunStatus.BLOCKED) | Q(updated_at__lt=cutoff)))
         | paused.sessions_with_paused_run()
+        # a branch replaced while its agent may still work: the row's pill is "Your move · Replaced" (friction62b 1)
+        | Exists(open_runs.filter(branch_count__gt=1))
     )
     candidates = list(sessions.filter(may_be))
     where = attention.of_sessions(candidates, cutoff)

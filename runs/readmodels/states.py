@@ -7,14 +7,14 @@ these words once:
 
 - Working: the agent's move, and it moved recently;
 - Confirm: the step waits for your confirmation;
-- Refused (state blocked): the agent's answer was refused, it must send another. The one word for the refused
-  family, its stage after it (friction28a 2, 28b 8: "Retrying", "Refused", "Blocked · agent stopped" named one
-  situation four ways): "Refused · to resend" while the agent is expected to resend (its move), "Refused · agent
-  stopped" once it has gone quiet (the person's). A step that waits for something only the person gives is
-  another situation under the same stored state: its pill reads "Needs your input", no state word before it
-  (friction26a 4: one word over two situations left the row to guess which);
-- Paused: no agent has touched the run since it came here (imported, or its branch started by hand:
-  paused.py): resume the agent (actions.py);
+- Refused (state blocked): the agent's answer was refused, it must send another. Its pill says the stage, not
+  "Refused" again (friction28a 2; friction62a 1, 62b 5: three-part pills): "Retrying" while the agent is expected
+  to resend (its move), "Agent stopped" once it has gone quiet (the person's, red); the where-line and panel say
+  it was refused and why. A step that waits for something only the person gives is another situation under the
+  same stored state: its pill reads "Needs your input" (friction26a 4: one word over two situations left the row
+  to guess which);
+- No agent yet (state paused): no agent has touched the run since it came here (imported, or its branch started
+  by hand: paused.py): resume the agent (actions.py); friction62a 1: "Paused" read as if someone paused it;
 - Stalled: the agent was working, but nothing was recorded for WORKRAIL_STALL_MINUTES: resume it;
 - Replaced (state superseded): a branch set aside for a newer one while its agent may still be working on it
   (something was recorded there within WORKRAIL_STALL_MINUTES: clock.py; friction19b 2: a branch called left
@@ -31,14 +31,14 @@ and blocked, nobody's for done, canceled, left behind and notes only), kept as d
 One case reads more than the state (move): a blocked step quiet for WORKRAIL_STALL_MINUTES (the agent has
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
-Every row, run card, branch and page head shows ONE pill (pill): its colour is its tone (tone: whose move it is, save
-that a refused step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
-nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words
-ALWAYS lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move ·
-Working", "Agent's move · Refused · to resend"), the state alone when it is nobody's ("Done", "Left behind"): the
-pills of one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your move · …" read
-as two schemes). The move itself ("resume the agent") is said by the row's where-line and the state's panel, never
-inside the pill (friction14 1: four rounds of two-part chips read as two things).
+Every row, run card, branch and page head shows ONE pill (pill): its colour is its tone (tone: whose move it is,
+save that a refused step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
+nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words ALWAYS
+lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move · Working",
+"Agent's move · Retrying"; two parts at most, friction62a 1), the state alone when it is nobody's ("Done", "Left
+behind"): the pills of one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your
+move · …" read as two schemes). The move itself ("resume the agent") is said by the row's where-line and the state's
+panel, never inside the pill (friction14 1: four rounds of two-part chips read as two things).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from runs.readmodels import actions
 LABELS: dict[StateName, str] = {
     "needs_you": "Confirm",
     "blocked": "Refused",
-    "paused": "Paused",
+    "paused": "No agent yet",  # friction62a 1: "Paused" read as if someone paused it; nobody had it yet
     "stalled": "Stalled",
     "running": "Working",
     "superseded": "Replaced",
@@ -94,9 +94,11 @@ MOVES: dict[StateName, Move] = {
     "canceled": "nobody",
     "notes": "nobody",
 }
-# A refused step while the agent is expected to resend it: the state's word with its stage (friction28a 2), as
-# "Refused · agent stopped" once the move is the person's (CAUSES).
-RETRYING_WORD = "Refused · to resend"  # what is known, not a guess that it resends (friction61b 3)
+# A refused step while the agent is expected to resend it, one plain word after whose move (friction62a 1, 62b 5:
+# "Refused · to resend" was three parts and read as a to-do for the person); its meaning and where-line say the
+# answer was refused and why, and its countdown says what is known, "if no corrected answer comes", never a
+# doubt of the pill (friction61b 3: "retrying" beside "if the agent does not retry").
+RETRYING_WORD = "Retrying"
 
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
@@ -161,7 +163,8 @@ def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
 # after whose move and one line of the legend, from typed data (the step's held_by, the clock), never from its
 # text. Waiting for the person's input is not a refusal to them: it has its own name, no "Refused" (friction28a 2).
 Cause = Literal["stopped", "needs_input"]
-CAUSES: dict[Cause, str] = {"stopped": "Refused · agent stopped", "needs_input": "Needs your input"}
+# friction62a 1, 62b 5: "Refused · agent stopped" was three parts; the red and the line say it was refused.
+CAUSES: dict[Cause, str] = {"stopped": "Agent stopped", "needs_input": "Needs your input"}
 
 
 def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
@@ -173,9 +176,9 @@ def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
 
 
 def word(state: str, move: Move, found: Cause | None = None) -> str:
-    """A state's one word, given whose move it is: the label, with a refused step's stage after it (RETRYING_WORD
-    while the agent is expected to resend it); a cause (CAUSES) in its place when one is given ("Refused · agent
-    stopped", "Needs your input")."""
+    """A state's one word, given whose move it is: the label, or a refused step's stage in its place (RETRYING_WORD
+    while the agent is expected to resend it); a cause (CAUSES) in its place when one is given ("Agent stopped",
+    "Needs your input")."""
     if state == "blocked" and move == "agents":
         return RETRYING_WORD
     if found is not None:
@@ -308,7 +311,7 @@ MOVE_FILTER_MEANS: dict[Move, str] = {
 
 @dataclass(frozen=True)
 class Meaning:
-    """One state's meaning in one line, as a person reads its pill (`word`: "Refused · to resend" for a refused
+    """One state's meaning in one line, as a person reads its pill (`word`: "Retrying" for a refused
     step the agent resends), under the filter that counts it (`move`)."""
 
     state: StateName

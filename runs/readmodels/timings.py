@@ -106,17 +106,25 @@ class Unlinked(Enum):
 
 
 HELD = "the answer was refused: it lacked something"  # a held answer: the contract working
-# A call refused because its run had ended, in the page's words (friction15 8: "Refused" is also a refused
-# answer on the run pages, a different thing); the API's field names keep "refused".
-TURNED_AWAY = "Turned away"
+# A call the server answered with an error code the agent was told (a bad id, a run that ended), in the page's
+# words (friction15 8: "Refused" is also a refused answer on the run pages, a different thing; friction62a 7,
+# 62b 5: "Turned away" beside "Refused" still needed the glossary): a word of its own, about the call, not an
+# answer. The API's field names keep "refused".
+REJECTED_CALL = "Rejected call"
+REJECTED_CALLS = "Rejected calls"  # the Per tool table's column
+# The one line under the Per tool table that tells its column apart from a refused answer (friction62a 7).
+REJECTED_NOTE = (
+    "A rejected call is one the server answered with an error that told the agent what was wrong in its request"
+    " (a bad id, a run that ended); not a refused answer, nor a server error."
+)
 # A call's outcome tag, capitalised as every other tag (a held answer is "Refused", as states.py says it).
 OUTCOME_LABELS = {
     CallOutcome.OK: "OK",
     # friction60a/60b: "Refused" beside "Turned away" read as two words for one thing; the tag names what was
     # refused, the answer, in the run pages' word for it.
     CallOutcome.BLOCKED: f"Answer {LABELS['blocked'].lower()}",
-    CallOutcome.REFUSED: TURNED_AWAY,
-    CallOutcome.REJECTED: TURNED_AWAY,
+    CallOutcome.REFUSED: REJECTED_CALL,
+    CallOutcome.REJECTED: REJECTED_CALL,
     CallOutcome.ERROR: "Server error",
 }
 
@@ -137,13 +145,13 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         return f"{tool} failed inside the server{broke}; the details are in {SERVER_ERRORS}"
     if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
         why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
-        return f"{tool} was turned away, as it should be: {why}"
+        return f"{tool} was rejected, as it should be: {why}"
     if code is None:
         if outcome.lower() == "error" and not message.strip():
             return NOT_RECORDED_REASON
         return f"{tool} failed: {message.strip()}" if message.strip() else f"{tool} failed with the code {outcome}"
     why = message.strip() or _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
-    return f"{tool} was turned away: {why}"
+    return f"{tool} was rejected: {why}"
 
 
 @dataclass(frozen=True)
@@ -265,7 +273,7 @@ class ToolLine:
     tool: str
     calls: int
     errors: int  # calls that failed inside the server (CallOutcome.ERROR): the only red figure
-    refused: int  # calls turned away with a code the agent was told (CallOutcome.turned_away)
+    refused: int  # calls rejected with a code the agent was told (CallOutcome.turned_away)
     median: str  # "41 ms", "1.8 s" (time_axis.milliseconds); "" below MEDIAN_MIN_CALLS calls
     p95: str  # "" below P95_MIN_CALLS calls
     slowest: str

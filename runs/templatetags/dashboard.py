@@ -218,8 +218,18 @@ def chip_tone(state: Any, value: Any = None) -> states.Tone:
     return _chip(state, value).tone
 
 
+def chip_state(state: Any, value: Any) -> str:
+    """The state a pill shows for `value`: its own, save that a run's whereabouts with a replaced branch whose
+    agent may still work (Whereabouts.also) shows that branch's, "Replaced", the person's move, over the
+    agent's at work on another (friction62b 1: two pills, "Agent's move · Working" and "Your move · tell branch
+    1's agent to stop", gave two answers to whose move)."""
+    if isinstance(value, Whereabouts) and value.also:
+        return "superseded"
+    return str(state)
+
+
 def _chip(state: Any, value: Any) -> states.Pill:
-    state = str(state)
+    state = chip_state(state, value)
     return states.pill(state, move_of(state if value is None or value == "" else value), held_by_you=held_by_you(value))
 
 
@@ -242,7 +252,7 @@ def weight(value: Any) -> str:
 @register.filter
 def your_action(where: Whereabouts | None) -> str:
     """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""
-    if where is None:
+    if where is None or where.also:  # its move is to stop a replaced branch's agent, said beside it
         return ""
     return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you, by_hand=where.by_hand)
 
@@ -326,15 +336,24 @@ def _meanings_shown(context: Context) -> dict[str, states.Pill] | None:
 
 
 @register.simple_tag(takes_context=True)
-def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True) -> str:
+def state_chip(
+    context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True, branch: bool = False
+) -> str:
     """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
     in the colour of its tone (data-tone, states.tone: dashboard.css). `state` is the pill's; `value` says the
     move (move_of: a whereabouts, panel, branch or blocked step), the state's usual one by default; `badge_id`
     names the pill (a live region's). On a page it is a button that opens its state's one-line meaning
     (friction24b 9: a tooltip cannot be read on a phone): a popover, one per meaning on the page
     (state_meanings), opened by tap, click or keyboard, with or without a script; `tap=False` for a pill inside a
-    link, which cannot hold a button (the session page's index of runs)."""
+    link, which cannot hold a button (the session page's index of runs); `branch=True` for the pill of one branch
+    named beside it ("Branch 2: Agent's move · Working"), never the run's (chip_state)."""
+    state = str(state) if branch else chip_state(state, value)
     shown = _chip(state, value)
+    if branch and isinstance(value, Whereabouts) and value.also:
+        # That branch's own move: the run's is the person's only for the replaced branch (attention._whereabouts),
+        # and while one is, this branch's agent is at work, or resending (a refused step that is yours sets no
+        # `also`), so its state's usual move is its own.
+        shown = states.pill(state, states.move(state))
     # Its one-line meaning as its tooltip and its accessible description (states.MEANINGS; friction22b B11: a hover
     # explains it, a screen reader too), first, so the rest reads as before; its colour family (data-tone:
     # states.tone) before its class.
@@ -356,17 +375,6 @@ def state_chip(context: Context, state: Any, value: Any = None, badge_id: str = 
     popover = f"means-{shown.state}-{shown.move}" + (f"-{shown.cause}" if shown.cause else "")
     meanings.setdefault(popover, shown)
     return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
-
-
-@register.simple_tag
-def also_chip(where: Any, badge_id: str = "") -> str:
-    """Beside an "Agent's move" pill, the person's move all the same (Whereabouts.also) as a pill of their move,
-    in its colour (attention.also_pill, friction61b 2); "" when there is none."""
-    words = attention.also_pill(getattr(where, "also", ""))
-    if not words:
-        return ""
-    named = format_html(' id="{}"', badge_id) if badge_id else ""
-    return format_html('<span class="badge also-pill" data-tone="yours" data-move="yours"{}>{}</span>', named, words)
 
 
 @register.simple_tag(takes_context=True)

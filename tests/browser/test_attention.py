@@ -85,7 +85,7 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     chips = sized_page.locator(".status-chips")
     expect(chips.locator(".badge[data-move=yours]")).to_have_text("Your move 2")
     expect(sized_page.locator("tbody .badge.state-needs_you")).to_have_text("Your move · Confirm")
-    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
+    expect(sized_page.locator("tbody .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # A session's key stands whole on its line, never broken at its hyphen ("CANCEL-/1").
     keys = sized_page.locator("tr.session-row a.session-key")
     expect(keys.filter(has_text="CANCEL-1")).to_have_count(1)

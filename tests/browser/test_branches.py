@@ -123,7 +123,7 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     expect(page.locator("#pending-step")).to_have_count(0)  # not an ordinary "Pending step" banner
     # The state, whose move and the step in the card's status line; the panel under it says what happens next,
     # what is wrong, and folds the call to give a stuck agent.
-    expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
+    expect(page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(page.locator("#run-where")).to_have_text(
         re.compile(r"^Record the Changed Files · step 2 of \d+ · refused .+, the agent must resend it$")
     )

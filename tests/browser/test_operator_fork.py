@@ -183,7 +183,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         before = page.viewport_size
         for size in (DESKTOP, PHONE):
             page.set_viewport_size(size.size)
-            expect(page.locator(".run-status .badge.state-paused")).to_have_text("Your move · Paused")
+            expect(page.locator(".run-status .badge.state-paused")).to_have_text("Your move · No agent yet")
             expect(page.locator("#run-where")).to_contain_text(" · step 1 of 5 · branch 2 · started by hand ")
             panel = page.locator(".state-panel.state-paused")
             expect(panel.locator("h3")).to_have_count(0)  # the status line says it, once
@@ -226,7 +226,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 # "started by hand" key beside it, drawn amber); "started by hand" is its words alone.
                 look = "c => [getComputedStyle(c).stroke, getComputedStyle(c).strokeDasharray]"
                 paused = page.locator("svg.run-graph rect.card.state-paused").evaluate(look)
-                keyed = page.locator(".state-legend li", has_text="paused").locator("rect.card").evaluate(look)
+                keyed = page.locator(".state-legend li", has_text="no agent yet").locator("rect.card").evaluate(look)
                 assert keyed == paused, (paused, keyed)
                 expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
                 expect(page.locator("svg.run-graph text.cv")).to_have_text("started by hand")
@@ -253,18 +253,22 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         expect(page.locator(".fork-note")).to_contain_text(REASON)
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
-        # friction60a 7: the agent works on branch 2, yet branch 1's row is "Your move · Replaced": the run's line
-        # says that move too, beside its "Agent's move" pill, from the rule that draws the row; so does the
-        # session's row in the list.
-        expect(page.locator("#run-status .badge.state-running")).to_have_text("Agent's move · Working")
+        # friction60a 7: the agent works on branch 2, yet branch 1's row is "Your move · Replaced". friction62b 1:
+        # the run's line has ONE pill, the person's move, in its colour; what to do after it, and where branch 2's
+        # agent works as a plain line under it, no second pill.
         replaced = page.locator("#other-branches li.replaced")
         expect(replaced.locator(".badge")).to_have_text("Your move · Replaced")
         expect(replaced).to_contain_text("Branch 1")
-        # friction61b 2: as a pill of the person's move, in its colour, not a "+ …" line the eye skips.
-        also = page.locator("#run-status .badge#run-also")
-        expect(also).to_have_text("Your move · tell branch 1's agent to stop")
-        expect(also).to_have_attribute("data-tone", "yours")
-        assert colour(also, "background-color") == colour(replaced.locator(".badge"), "background-color")
+        expect(page.locator("#run-status .badge")).to_have_count(1)
+        pill = page.locator("#run-status .badge.state-superseded")
+        expect(pill).to_have_text("Your move · Replaced")
+        expect(pill).to_have_attribute("data-tone", "yours")
+        assert colour(pill, "background-color") == colour(replaced.locator(".badge"), "background-color")
+        expect(page.locator("#run-also")).to_have_text("Tell branch 1's agent to stop")
+        other = page.locator("#run-status .run-where.run-other")
+        expect(other).to_contain_text("branch 2 · agent working")
+        pill_box, other_box = pill.bounding_box(), other.bounding_box()
+        assert pill_box and other_box and other_box["y"] >= pill_box["y"] + pill_box["height"] - 1  # a line of its own
         # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
         # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).
         old_prepare = page.locator(f'svg.run-graph a.graph-node[data-node-id="{root_node}"] rect.card').bounding_box()
@@ -274,9 +278,10 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("svg.run-graph .start-edge")).to_have_count(2)
         screenshot(page, "operator-fork-run")
         page.goto(f"{site}/sessions/")
-        row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-running"))
-        expect(row.locator(".badge.also-pill")).to_have_text("Your move · tell branch 1's agent to stop")
-        expect(row.locator(".badge.also-pill")).to_have_attribute("data-tone", "yours")
+        row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-superseded"))
+        expect(row.locator(".badge")).to_have_count(1)
+        expect(row.locator(".badge")).to_have_text("Your move · Replaced")
+        expect(row.locator(".where-also")).to_have_text("tell branch 1's agent to stop")
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         assert_plain_words(page)
         page.goto(f"{site}/nodes/{root_node}/")

@@ -25,7 +25,7 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(page.locator("td.owner", has_text="alice")).to_be_visible()
     # Bob's branch, started by hand, no agent has had yet: its link gets the same message as every resume, in the
     # same words (friction62a 5: "get its message" read as a message of its own).
-    bobs = page.locator(".where-line", has_text="no agent has it yet")
+    bobs = page.locator(".where-line", has_text="started by hand")
     expect(bobs.locator(".your-action")).to_have_text("get the resume message")
     expect(page.locator(".your-action", has_text="get its message")).to_have_count(0)
     screenshot(page, "owners-sessions")

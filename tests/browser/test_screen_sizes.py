@@ -381,7 +381,7 @@ SEPARATOR = "\u203a"  # the progress strip's mark between two steps
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, viewport):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
-    # "Refused at 5:20 AM" and "It becomes your move at 5:50 AM if it does not retry": local clock times, no
+    # "Refused at 5:20 AM" and "It becomes your move at 5:50 AM if no corrected answer comes": local clock times, no
     # "UTC" in what a person reads.
     assert_times_said_one_way(sized_page, visible_text(sized_page))
     expect(sized_page.locator(".blocked-panel").first).to_be_in_viewport()
@@ -410,11 +410,16 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     )
     assert panel_words.count("Record the Changed Files") == 0, panel_words
     assert said(sized_page, "Record the Changed Files") == 1 + 1  # the status line, and the graph's step
-    # "to resend" once (the agent's side of a refused step, friction18b 2, 28a 2), in the status line's pill with
-    # whose move, on the first screen (a session of one run: not in the page's head, nor on the runs column's card);
-    # never "retrying", which claimed what the countdown beside it doubts (friction61b 3).
-    assert (said(sized_page, "to resend"), said(sized_page, "retrying"), said(sized_page, "Agent's move")) == (1, 0, 1)
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
+    # "Retrying" once (the agent's side of a refused step, friction18b 2, 28a 2; two parts at most, friction62a 1),
+    # in the status line's pill with whose move, on the first screen (a session of one run: not in the page's head,
+    # nor on the runs column's card); no countdown doubting it (friction61b 3: "if it does not retry").
+    assert (said(sized_page, "Retrying"), said(sized_page, "does not retry"), said(sized_page, "Agent's move")) == (
+        1,
+        0,
+        1,
+    )
+    assert said(sized_page, "to resend") == 0
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator(".run-status .badge.state-blocked")).to_be_in_viewport()
     # One "Details" fold on the run, after the panel: the refused answer, then the resend call and the run's ids.
     expect(sized_page.locator(".blocked-panel .refused-answer, .blocked-panel .blocked-more")).to_have_count(0)
@@ -444,18 +449,18 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
-    expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Refused · to resend")
+    expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Retrying")
     expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Refused: the agent must resend this step")
     expect(sized_page.locator("#node-refusal .blocked-issues li").first).to_be_visible()
     expect(sized_page.locator("#node-refusal .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()
     assert said(sized_page, "see above") == 0 and said(sized_page, "Open the refused step") == 0
-    # As on the run page: the head's pill says "Refused · to resend" (the agent's move, friction18b 2), the verdict
+    # As on the run page: the head's pill says "Retrying" (the agent's move, friction18b 2), the verdict
     # what is wrong, headed "Refused" (friction28a 2: one word for the refused family, never "Blocked"); whose move
     # once, in the pill.
-    assert (said(sized_page, "to resend"), said(sized_page, "retrying"), said(sized_page, "Blocked")) == (1, 0, 0)
+    assert (said(sized_page, "Retrying"), said(sized_page, "to resend"), said(sized_page, "Blocked")) == (1, 0, 0)
     assert said(sized_page, "Agent's move") == 1
-    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
+    expect(sized_page.locator(".page-head .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     # The message, "Resume here"'s right under the refusal (friction22a B1), then the developers' call: here the
     # panel's last fold, inside the box it belongs to as on the confirm step's page (friction17b 6), the one such
     # fold on the page.

@@ -208,7 +208,8 @@ def test_every_step_page_with_actions_has_resume_here_then_branch_from_here(
     folded_message(sized_page, "Resume here · only if the agent stopped")
     # When the move turns the person's, in sight in the refusal as on the run page, in its words, and only there
     # (friction60b 12: the step page had it only inside the closed fold).
-    turns = re.compile(r"^It becomes your move\sin\s\d+\smin if it does not retry\.\s*$")  # the time's spaces no-break
+    # the time's spaces no-break
+    turns = re.compile(r"^It becomes your move\sin\s\d+\smin if no corrected answer comes\.\s*$")
     expect(sized_page.locator("#node-refusal .turns-line")).to_have_text(turns)
     expect(sized_page.get_by_text(re.compile(r"It becomes your move\sin"))).to_have_count(1)
     refusal, resume = (

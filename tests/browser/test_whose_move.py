@@ -1,6 +1,6 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
-"Your move · Stalled", "Agent's move · Working", "Agent's move · Refused · to resend"), its colour its tone (amber
+"Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour its tone (amber
 for your routine move, red only for a refused one or one that needs your input, blue for the agent's, grey for
 nobody's); the filters by whose move; the blocked panel's line and button in sight, what the button copies; and a
 neutral 404 advice box."""
@@ -69,7 +69,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     # first screen; not in the page's head, the runs column's one card or the panel (said once). No action
     # inside it: the panel says it (friction14 1).
     head_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(head_pill).to_have_text("Agent's move · Refused · to resend")
+    expect(head_pill).to_have_text("Agent's move · Retrying")
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
@@ -118,7 +118,7 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     Ack.objects.filter(node__run__public_id=stuck.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
     attention._KEPT.clear()  # kept by the session's last event: moving times back records none
     sized_page.reload()
-    expect(head_pill).to_have_text("Your move · Refused · agent stopped")
+    expect(head_pill).to_have_text("Your move · Agent stopped")
     # Said by the status line's pill alone.
     assert sized_page.locator("body").inner_text().lower().count("your move") == 1
     # Now red, white words on it: your move because something is wrong, not the amber of a routine one.
@@ -164,8 +164,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert sorted(words) == sorted(
         [
             "Your move · Confirm",
-            "Your move · Refused · agent stopped",
-            "Agent's move · Refused · to resend",
+            "Your move · Agent stopped",
+            "Agent's move · Retrying",
             "Your move · Stalled",
             "Canceled",
         ]
@@ -177,8 +177,8 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     blue = css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
     assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
-    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Refused · agent stopped"}
-    assert fills["Agent's move · Refused · to resend"] == blue not in (red, amber)
+    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Agent stopped"}
+    assert fills["Agent's move · Retrying"] == blue not in (red, amber)
     # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
     confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
     assert colour(confirm_words, "color") == css_colour(sized_page, "--your-move-text") != red
@@ -220,7 +220,7 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     )
     retrying = rows.filter(has=sized_page.locator(".badge.state-blocked[data-move=agents]"))
     expect(retrying.locator(".where-then")).to_have_text(
-        re.compile(r"^becomes your move in \d+\smin if the agent does not retry$")
+        re.compile(r"^becomes your move in \d+\smin if no corrected answer comes$")
     )
     expect(retrying.locator(".your-action")).to_have_count(0)
     # Every row's where-words link its run, the same on your-move rows as on the agent's (friction32: plain on
@@ -286,13 +286,13 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     expect(meanings.locator("strong")).to_have_text(
         [
             "Confirm",
-            "Refused · agent stopped",
+            "Agent stopped",
             "Needs your input",
-            "Paused",
+            "No agent yet",
             "Stalled",
             "Replaced",
             "Working",
-            "Refused · to resend",
+            "Retrying",
             "Left behind",
             "Done",
             "Canceled",
@@ -309,10 +309,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
     assert [colour(filters.nth(i), "backgroundColor") for i in range(2)] == [surface, ink]
     sized_page.locator(".status-chips a[href='?status=agents']").click()
     expect(rows).to_have_count(1)
-    expect(rows.locator(".badge")).to_have_text("Agent's move · Refused · to resend")
+    expect(rows.locator(".badge")).to_have_text("Agent's move · Retrying")
     # A row and its run's page say the same move, in the same pill.
     rows.locator(".where-line a").click()
-    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Refused · to resend")
+    expect(sized_page.locator(".run-status .badge.state-blocked")).to_have_text("Agent's move · Retrying")
     if phone:  # the run's small secondary controls too: Cancel run…, Export
         for control in ("#cancel-button", ".export-menu > summary"):
             tap = sized_page.locator(control).bounding_box()
@@ -418,7 +418,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     # A Blocked step whose agent stopped: the red, on its pill, its panel and its step's dot.
     visit(sized_page, f"{site}/runs/{stopped.run_id}/", "blocked-run-colours")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(blocked_pill).to_have_text("Your move · Refused · agent stopped")
+    expect(blocked_pill).to_have_text("Your move · Agent stopped")
     dot = sized_page.locator(".stepper .st-step.current .gl-dot")
     assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
     assert colour(dot, "backgroundColor") == red
@@ -435,7 +435,7 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     visit(sized_page, f"{site}/runs/{retrying.run_id}/", "blocked-retrying-colours")
     blue = css_colour(sized_page, "--info")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
-    expect(blocked_pill).to_have_text("Agent's move · Refused · to resend")
+    expect(blocked_pill).to_have_text("Agent's move · Retrying")
     timeline_dot, timeline_key = (
         sized_page.locator(".tl-dot.dot-blocked").first,
         sized_page.locator(".tl-key.dot-blocked"),

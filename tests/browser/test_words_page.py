@@ -25,7 +25,7 @@ def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_i
     link.click()
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("h1")).to_have_text("Words used here")
-    # glossary.TERMS, Refused and Turned away included; no "Part" (friction60a 4: no part count is said).
+    # glossary.TERMS, Refused and Rejected call included; no "Part" (friction60a 4: no part count is said).
     expect(sized_page.locator(".glossary dt")).to_have_count(17)
     assert_fits(sized_page)
     visit(sized_page, f"{site}/words/#branch", "words-page")

@@ -94,7 +94,7 @@ def test_each_row_says_where_it_is_and_links_the_run_in_that_state(client, servi
     rows_html = html.split("<tbody>")[1:]
     row_of = {key: next(r for body in rows_html for r in body.split("<tr>") if key in r) for key in ("CONF-1", "MR-77")}
     assert 'class="badge state-needs_you" data-move="yours">Your move · Confirm</span>' in row_of["CONF-1"]
-    retrying = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Refused · to resend</span>'
+    retrying = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>'
     assert retrying in row_of["MR-77"]
     # Each chip filters to the sessions in that state.
     blocked_only = page(client, "/sessions/?status=blocked")
@@ -321,7 +321,7 @@ def test_a_session_of_one_run_says_where_it_is_once_in_the_run_card(client, serv
         # Said by the run card's status line, once: the session's head keeps its facts only, the runs column
         # its name only, and the panel under the line says what to do.
         assert 'id="session-run-lines"' not in html and 'id="session-status-summary"' not in html
-        assert html.count("Agent&#x27;s move · Refused · to resend</span>") == 1
+        assert html.count("Agent&#x27;s move · Retrying</span>") == 1
         assert (
             visible(html).count("<strong>Record the Changed Files</strong> · step 2 of 8 · refused") == 1
         )  # the timeline's dots: tooltips

@@ -136,7 +136,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         ), url
         # Whose move and the state, in the one pill of the status line (not the page's head, nor the panel).
         head = html.split('class="page-head"')[1].split("</div>")[0]
-        label = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Refused · to resend</span>'
+        label = 'class="badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>'
         assert label not in head and html.count(label) == 1, url
         assert label in html.split('id="run-status"')[1].split("</p>")[0], url
         # The one run's card in the runs column names it only.
@@ -188,7 +188,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
 
     session = html_of(client, f"/sessions/{stuck.session_id}/")
     # Badged once, on the run card's status line (a session of one run: not in its head or its runs column too).
-    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Refused · to resend</span>') == 1
+    assert session.count('badge state-blocked" data-move="agents">Agent&#x27;s move · Retrying</span>') == 1
     # The panel's verdict and place line name the step already: its link does not name it a third time.
     assert f'<a href="/nodes/{stuck.node_id}/">Open the refused step\'s page</a>' in session
 
@@ -214,12 +214,12 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # One status: the refusal, not also "Agent working on this step" above it (friction14 item 2).
     assert 'id="node-pending"' not in node and "Agent working on this step" not in node
     assert 'class="blocked-panel"' in refusal and "Why it was refused" in refusal
-    # "Refused", never "Blocked" (friction19a 1, 28a 2): its pill says "Refused · to resend" while the agent is to
+    # "Refused", never "Blocked" (friction19a 1, 28a 2): its pill says "Retrying" while the agent is to
     # resend it.
     # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
     assert "Refused: the agent must resend this step.</span>" in refusal
     assert refusal.split('class="blocked-more')[0].count("list of changed files") == 1
-    assert "Agent&#x27;s move · Refused · to resend" in node and "Blocked" not in refusal
+    assert "Agent&#x27;s move · Retrying" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
     # its last (friction17b 6), the refused answer then "For developers" (friction22a B6, 22b B11).
     # The fold is named by what it holds (friction25b 9).
@@ -231,7 +231,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert fold.index(">The refused answer</h4>") < fold.index("refused-answer-") < fold.index(">For developers</h4>")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
-    assert 'id="step-state">Agent&#x27;s move · Refused · to resend</span>' in node
+    assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
     assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.

@@ -27,8 +27,8 @@ def between(page: str, start: str, end: str) -> str:
 
 
 def status_line(page: str) -> str:
-    """The run card's status line as read, its moment left out: "Your move · Paused Prepare · step 1
-    of 5 · branch 2 · started by hand · no agent has it yet"."""
+    """The run card's status line as read, its moment left out: "Your move · No agent yet Prepare · step 1
+    of 5 · branch 2 · started by hand"."""
     line = between(page, 'id="run-status"', "</p>").split(">", 1)[1]
     return " ".join(re.sub(r"<time[^>]*>.*?</time>|<[^>]+>", " ", html.unescape(line)).split())
 
@@ -278,7 +278,7 @@ def test_a_branch_started_by_hand_at_the_first_step_is_step_1_on_every_page(clie
     # branch 1's badge says it is left behind
     line = status_line(run_page)
     # How it came, then that no agent has it (friction18a 4: "no agent has had it for …" read backwards).
-    assert line == "Your move · Paused Prepare · step 1 of 5 · branch 2 · started by hand · no agent has it yet", line
+    assert line == "Your move · No agent yet Prepare · step 1 of 5 · branch 2 · started by hand", line
     assert "no agent has had it" not in words and "Agent working on" not in words, words
     # Branch 1's agent may still be at work: stop it first, then paste, the hand-over's order (friction60b 4).
     assert "tell its agent to stop; then copy the message and paste it into that chat or a new one" in words, words
@@ -352,7 +352,7 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
         return client.get(f"/runs/{child.run.public_id}/").content.decode()
 
     before = words()
-    assert status_line(run_page()).startswith("Your move · Paused") and "no agent has it yet" in before, before
+    assert status_line(run_page()).startswith("Your move · No agent yet") and "started by hand" in before, before
     assert "where the agent works" not in before
     attempt = child.attempts.get()
     home = settings.WORKRAIL_HOME
@@ -363,13 +363,23 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     )
     after = words()
     line = status_line(run_page())
-    # The replaced branch 1's agent may still work: the line says the person's move too (friction60a 7).
+    # The replaced branch 1's agent may still work: the line says the person's move (friction60a 7) in its ONE
+    # pill, what to do after it, and where branch 2's agent works as a plain line, no second pill (friction62b 1).
     assert line == (
-        "Agent's move · Working Deploy to production · step 3 of 5 · branch 2 · agent working"
-        " Your move · tell branch 1's agent to stop"
+        "Your move · Replaced Tell branch 1's agent to stop Deploy to production · step 3 of 5 · branch 2 · agent"
+        " working"
     ), line
-    assert "Your move · Paused" not in after, after
-    assert "Agent's move · Working" in status_line(run_page()), after
+    card = run_page().split('id="run-status"', 1)[1].split("</p>", 1)[0]
+    assert card.count('class="badge') == 1 and 'class="run-where run-other"' in card, card
+    assert "Your move · No agent yet" not in after, after
+    assert "Agent's move · Working" not in status_line(run_page()), after
+    # The sessions list's row agrees: one pill, the person's, and its "Your move" filter counts it.
+    listed = client.get("/").content.decode()
+    row = listed.split('class="session-row"', 1)[1].split("</tr>", 1)[0]
+    assert row.count('class="badge') == 1 and "Your move · Replaced" in row, row
+    assert "tell branch 1&#x27;s agent to stop" in row, row
+    chips = listed.split('class="status-chips move-filters"')[1].split("</ul>", 1)[0]
+    assert "Your move 1" in chips and "Agent&#x27;s move 0" in chips, chips
 
 
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):
@@ -393,7 +403,7 @@ def test_the_sessions_list_offers_a_branch_started_by_hand_the_resume_message(cl
     assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
     page = client.get("/").content.decode()
     row = between(page, '<div class="where-line"', "</div>")
-    assert "no agent has it yet" in html.unescape(row), row
+    assert "started by hand" in html.unescape(row), row
     assert re.search(r'<a class="your-action" href="/runs/[^"#]+#paused-2">get the resume message</a>', row), row
     assert "get its message" not in page
 

@@ -92,10 +92,10 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
     usual = {state: said(state, states.move(state)) for state in states.MOVES}
     assert usual == {
         "needs_you": ("Your move · Confirm", "yours"),
-        "paused": ("Your move · Paused", "yours"),
+        "paused": ("Your move · No agent yet", "yours"),
         "stalled": ("Your move · Stalled", "yours"),
         "running": ("Agent's move · Working", "agents"),
-        "blocked": ("Agent's move · Refused · to resend", "agents"),
+        "blocked": ("Agent's move · Retrying", "agents"),
         # friction22a B9: not the agent's; friction23a A1, 23b 2: its line asks the person to stop that agent
         "superseded": ("Your move · Replaced", "yours"),
         "left_behind": ("Left behind", "nobody"),
@@ -104,12 +104,12 @@ def test_one_pill_always_leads_with_whose_move_when_it_is_someones():
         "notes": ("Notes only", "nobody"),
     }
     # A blocked step whose agent stopped, or that waits for something only the person gives: the person's move.
-    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Refused · agent stopped", "yours")
+    assert said("blocked", states.move("blocked", stopped=True)) == ("Your move · Agent stopped", "yours")
     # A settled state is nobody's move, whatever its source said.
     assert said("done", "agents") == ("Done", "nobody")
     for state in states.MOVES:
         words = states.pill(state, states.move(state)).words
-        # no action inside; a blocked step the agent resends reads "Refused · to resend" (friction28a 2)
+        # no action inside; a blocked step the agent resends reads "Retrying" (friction28a 2)
         assert words.count(states.word(state, states.move(state))) == 1 and ":" not in words, words
     assert states.MOVE_FILTERS == {"yours": "Your move", "agents": "Agent's move", "nobody": "Nothing to do"}
     # The move itself, for a where-line that does not say it: only when it is yours.
@@ -135,7 +135,7 @@ def test_a_blocked_pill_says_whether_its_agent_stopped_or_it_needs_your_input():
         out = Template("{% load dashboard %}{% state_chip 'blocked' where %}").render(Context({"where": where}))
         return chip(out)
 
-    assert drawn(False) == "Your move · Refused · agent stopped"
+    assert drawn(False) == "Your move · Agent stopped"
     assert drawn(True) == "Your move · Needs your input"
 
 
@@ -171,7 +171,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # One pill each: whose move when it is someone's, then the state; no action inside.
     assert {state: chip(cell) for state, cell in rows.items()} == {
         "needs_you": "Your move · Confirm",
-        "blocked": "Agent's move · Refused · to resend",
+        "blocked": "Agent's move · Retrying",
         "stalled": "Your move · Stalled",
         "running": "Agent's move · Working",
         "canceled": "Canceled",
@@ -206,7 +206,7 @@ def test_each_row_of_the_sessions_list_says_whose_move_it_is(client, service_cat
     # The block the agent resends says when it becomes yours, as the blocked panel does (friction15b 5), as a
     # condition on that moment rather than "yours from <time>" (friction16a 7).
     then = rows_where["blocked"].split('class="where-then"')[1]
-    assert re.match(r">becomes your move <time [^>]+>[^<]+</time> if the agent does not retry</span>", then), then
+    assert re.match(r">becomes your move <time [^>]+>[^<]+</time> if no corrected answer comes</span>", then), then
     # friction17b 17: the reason on a muted line of its own, so that the row reads in two short lines.
     assert "did not attach" not in rows_where["blocked"]
     blocked_row = next(r for r in text.split('<tr class="session-row')[1:] if 'data-state="blocked"' in r)
@@ -244,7 +244,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # Whose move, the pill of the card's status line says, once: not the page's head, nor the panel, which
     # opens with what happens next; the line names the step, once (friction9 item 2).
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["agents"]
-    assert chip(status(text)) == "Agent's move · Refused · to resend"
+    assert chip(status(text)) == "Agent's move · Retrying"
     assert 'class="verdict-line"' not in panel and "the agent must resend it" in status(text)
     read = re.sub(r"<pre.*?</pre>", "", panel, flags=re.S)  # the message for the agent is for the agent to read
     assert "Record the Changed Files" not in re.sub(r"<[^>]+>|\s+", " ", read)
@@ -264,7 +264,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert panel.index('id="turns-1"') < panel.index('id="if-stopped-1"')
     # That moment as a <time> the reader's browser puts on their clock, not "05:50 UTC" in the words.
     assert turns.startswith('It becomes your move <time datetime="') and "UTC)" not in turns
-    assert turns.endswith(" if it does not retry.")
+    assert turns.endswith(" if no corrected answer comes.")
     listed = page(client, "/sessions/")
     assert "Your move 0" in listed  # nobody's row says "Your move"
     assert not any(old in text for old in OLD_BUTTONS)
@@ -289,7 +289,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     text = page(client, f"/runs/{stuck.run_id}/")
     panel = text.split('class="blocked-panel"')[1].split("</section>")[0]
     assert tags(panel) == [] and tags(page_head(text)) == [] and tags(status(text)) == ["yours"]
-    assert chip(status(text)) == "Your move · Refused · agent stopped"
+    assert chip(status(text)) == "Your move · Agent stopped"
     # The line no longer says the agent must act: it has not resent the step; the panel says what to do.
     assert "must resend" not in status(text) and "the agent has not resent it" in status(text)
     # The person's move: the panel leads with the message and its button, before the refusal's details.
@@ -307,7 +307,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     assert tags(card) == [] and chip(card) == ""
     listed = page(client, "/sessions/")
     row = listed.split('data-state="blocked"')[1].split('class="session-name"')[0]
-    assert tags(row) == ["yours"] and chip(row) == "Your move · Refused · agent stopped"  # the head's words
+    assert tags(row) == ["yours"] and chip(row) == "Your move · Agent stopped"  # the head's words
     # The row says why it is yours, and its move links to the blocked panel that holds the message.
     where = listed.split('data-state="blocked"')[1].split('class="session-where"')[1].split("</div>")[0]
     assert (
@@ -396,7 +396,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
         tags(head) == ["yours"]
         and 'class="badge state-paused"' in head
         and "state-running" not in head
-        and chip(head) == "Your move · Paused"
+        and chip(head) == "Your move · No agent yet"
     )
     assert 'class="node-branches"' not in text  # no branch went on past it yet
     # On the run page, nobody has taken the branch up yet: paused, the person's move, with the same message
@@ -408,12 +408,12 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert "which-chat" not in panel and "data-paste-into" not in panel
     why = run_page.split('id="run-details"')[1].split("</details>")[0]  # the panel's why: the run's one fold
     assert "started this branch by hand" in why and "Agent working on" not in run_page
-    assert chip(status(run_page)) == "Your move · Paused"
+    assert chip(status(run_page)) == "Your move · No agent yet"
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded
     # The list's chip for people counts it, as its row's tag says.
     listed = page(client, "/sessions/")
     assert tags(listed.split('<tr class="session-row')[1].split('class="session-name"')[0]) == ["yours"]
-    assert "Your move 1" in listed and "(Paused 1)." in listed
+    assert "Your move 1" in listed and "(No agent yet 1)." in listed
 
 
 def test_with_several_runs_each_card_says_its_state_and_whose_move(client, service_catalog):
@@ -426,7 +426,7 @@ def test_with_several_runs_each_card_says_its_state_and_whose_move(client, servi
     assert tags(cards) == ["agents", "agents"] and cards.count('class="badge state-') == 2
     assert 'class="badge state-running"' in cards and 'class="badge state-blocked"' in cards
     assert 'id="session-run-lines"' not in text
-    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Refused · to resend"
+    assert tags(page_head(text)) == [] and chip(status(text)) == "Agent's move · Retrying"
     assert chip(cards) == "Agent's move · Working"
     assert tags(status(text)) == ["agents"]
 

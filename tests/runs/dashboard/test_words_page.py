@@ -19,24 +19,25 @@ def test_the_words_page_lists_every_term_once_and_links_the_states(client):
         assert text.count(f'<div id="{term.anchor}"><dt>') == 1, term
     # The states are the sessions list's legend's: linked, not said again.
     assert 'href="/sessions/#state-meanings">What the states mean</a>' in text
-    assert "Refused · agent stopped" not in text
+    assert "Agent stopped" not in text
 
 
 def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, service_catalog):
     """friction28a 2, 28b 8: a refused step went by "Retrying", "Refused" and "Blocked · agent stopped", and
     "Blocked · needs your input" named another situation. Now "Refused" with its stage, needs-input its own
-    name; the glossary tells a refused answer from a call turned away."""
+    name; the glossary tells a refused answer from a rejected call. friction62a 1, 62b 5: two parts at most, the
+    stage in plain words ("Retrying", "Agent stopped"), not "Refused · to resend"."""
     forked_review()  # the sessions list shows its legend once it lists a session
     words = page(client, "/words/")
     legend = page(client, "/sessions/").split('id="state-meanings"')[1].split("</details>")[0]
     for text in (words, legend):
-        assert "Blocked" not in text and "Retrying" not in text
-    for said in ("Refused · agent stopped", "Refused · to resend", "Needs your input"):
+        assert "Blocked" not in text and "Refused ·" not in text and "to resend<" not in text
+    for said in ("Agent stopped", "Retrying", "Needs your input"):
         assert f"<strong>{html.escape(said)}</strong>" in legend, said
     terms = {term.word: term.means for term in glossary.TERMS}
-    assert "Refused" in terms and "not a refused answer" in terms["Turned away"]
-    # Tool timings counts its turned-away calls apart from its server errors: the line says so too (friction30b 2).
-    assert "nor a server error" in terms["Turned away"]
+    assert "Refused" in terms and "not a refused answer" in terms["Rejected call"]
+    # Tool timings counts its rejected calls apart from its server errors: the line says so too (friction30b 2).
+    assert "nor a server error" in terms["Rejected call"]
 
 
 def test_every_page_header_and_a_runs_other_branches_lead_to_the_words(client, service_catalog):

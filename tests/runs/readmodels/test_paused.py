@@ -49,7 +49,7 @@ def test_an_imported_run_is_paused_until_an_agent_carries_on(settings):
     detail = overview.session_detail(session_id)
     assert [run.state for run in detail.runs] == ["paused", "paused"]
     assert detail.session.state == "paused" and [line.place for line in detail.run_lines] == ["paused", "paused"]
-    assert all(line.move == "yours" and "imported, no agent has it yet" in line.words for line in detail.run_lines)
+    assert all(line.move == "yours" and line.words.endswith("imported") for line in detail.run_lines)
     assert all("stalled" not in (run.status_summary or "") for run in detail.runs)
     assert detail.session.status == "in_progress" and {run.status for run in detail.runs} == {"in_progress"}
     # The list says it too, counts it among the person's turns, and filters on it in SQL.
@@ -62,7 +62,7 @@ def test_an_imported_run_is_paused_until_an_agent_carries_on(settings):
     shown = [run_view.run_detail(run.run_id) for run in detail.runs]
     panels = [next(p for p in run.panels if p.kind == "paused") for run in shown]
     assert [p.state for p in panels] == ["paused", "paused"] and all(
-        p.title.startswith("Paused: imported just now") for p in panels
+        p.title.startswith("No agent yet: imported just now") for p in panels
     )
     assert len({p.sentence for p in panels}) == 2
 
@@ -87,9 +87,9 @@ def test_a_branch_started_by_hand_is_paused_until_an_agent_takes_it_up():
     run = Run.objects.get()
     detail = run_view.run_detail(run.public_id)
     assert detail.run.state == "paused" and detail.branch is not None and detail.branch.state == "paused"
-    assert detail.where is not None and detail.where.words.endswith("started by hand, no agent has it yet")
+    assert detail.where is not None and detail.where.words.endswith("started by hand")
     [panel] = [p for p in detail.panels if p.kind == "paused"]
-    assert panel.title.startswith("Paused: started by hand just now") and panel.sentence
+    assert panel.title.startswith("No agent yet: started by hand just now") and panel.sentence
     assert overview.list_sessions(state="paused").total == 1
     assert states.move("paused") == "yours"
 

@@ -10,7 +10,7 @@ from runs.readmodels import states
 
 def test_every_state_has_one_label_and_the_most_urgent_come_first():
     assert set(states.LABELS) == set(get_args(StateName))
-    assert [states.LABELS[s] for s in states.ORDER[:5]] == ["Confirm", "Refused", "Paused", "Stalled", "Working"]
+    assert [states.LABELS[s] for s in states.ORDER[:5]] == ["Confirm", "Refused", "No agent yet", "Stalled", "Working"]
     assert len(set(states.LABELS.values())) == len(states.LABELS)
 
 
@@ -45,7 +45,7 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
     assert {m.state for m in states.MEANINGS} == set(get_args(StateName))
     words = [m.word for m in states.MEANINGS]
     assert len(words) == len(set(words)) and all(m.means.endswith(".") for m in states.MEANINGS)
-    # A refused step has lines by whose move: the agent's reads "Refused · to resend".
+    # A refused step has lines by whose move: the agent's reads "Retrying".
     assert states.meaning("blocked", "agents") != states.meaning("blocked", "yours")
     assert states.pill("blocked", "agents").means.startswith("The agent's answer was refused. It was told")
     assert states.pill("done", "nobody").means == "Finished."
@@ -54,13 +54,13 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
         # friction23a A1, 23b 2: Replaced asks the person to stop its agent, so it is counted with their moves.
         "Your move": [
             "Confirm",
-            "Refused · agent stopped",
+            "Agent stopped",
             "Needs your input",
-            "Paused",
+            "No agent yet",
             "Stalled",
             "Replaced",
         ],
-        "Agent's move": ["Working", "Refused · to resend"],
+        "Agent's move": ["Working", "Retrying"],
         "Nothing to do": ["Left behind", "Done", "Canceled", "Notes only"],
     }
     # Each under the filter whose colour its pill has.
@@ -70,15 +70,15 @@ def test_every_state_means_one_line_said_once_under_the_filter_that_counts_it():
 def test_a_blocked_step_of_yours_says_its_cause_in_its_pill_and_its_line():
     """friction26a 4, 26b 10: one "Blocked" meant an agent that stopped (paste a resume message) or a step that
     waits for what only the person gives (give it); the pill said neither. One state, two causes, from typed
-    data (held_by), each with its own line; Stalled and "Refused · to resend" say theirs in words too."""
+    data (held_by), each with its own line; Stalled and "Retrying" say theirs in words too."""
     stopped = states.pill("blocked", "yours")
     held = states.pill("blocked", "yours", held_by_you=True)
-    assert stopped.words == "Your move · Refused · agent stopped" and stopped.tone == "trouble"
+    assert stopped.words == "Your move · Agent stopped" and stopped.tone == "trouble"
     assert held.words == "Your move · Needs your input" and held.tone == "trouble"
     assert held.means == "The step waits for something only you can give."
     assert "has probably stopped" in stopped.means
-    # The agent's move reads "Refused · to resend", with no cause: it resends by itself.
-    assert states.pill("blocked", "agents", held_by_you=False).words == "Agent's move · Refused · to resend"
+    # The agent's move reads "Retrying", with no cause: it resends by itself.
+    assert states.pill("blocked", "agents", held_by_you=False).words == "Agent's move · Retrying"
     assert "went quiet mid-step" in states.meaning("stalled", "yours")
     # Short enough for a phone card's pill beside its title.
     assert max(len(p.words) for p in (stopped, held)) <= 40
@@ -114,9 +114,9 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
         "superseded",
     }
     assert states.tone("blocked", states.move("blocked", stopped=True)) == "trouble"
-    assert tones["blocked"] == tones["running"] == "agents"  # "Refused · to resend": the agent's blue, not red
+    assert tones["blocked"] == tones["running"] == "agents"  # "Retrying": the agent's blue, not red
     assert {tones[s] for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
-    # A pill carries its tone: "Your move · Confirm" and "Your move · Refused · agent stopped" are no longer one colour.
+    # A pill carries its tone: "Your move · Confirm" and "Your move · Agent stopped" are no longer one colour.
     assert states.pill("needs_you", "yours").tone == "yours"
     assert states.pill("blocked", "yours").tone == "trouble"
     assert states.pill("done", "yours").tone == "nobody"  # a settled state is nobody's, whatever its source said

@@ -65,7 +65,7 @@ def test_an_answered_steps_dot_stands_when_it_was_answered_as_the_steps_list_say
 
 
 def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_red_once_yours(service_catalog):
-    """friction60b 12: the timeline drew a refused step red beside the blue "Agent's move · Refused · to resend"
+    """friction60b 12: the timeline drew a refused step red beside the blue "Agent's move · Retrying"
     pill and the blue "!" chip; its tone is the pill's (states.tone, attention.move_of_blocked)."""
     retrying, stopped = blocked_review("MR-90"), blocked_review("MR-91")
     Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(hours=2))
