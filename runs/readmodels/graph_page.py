@@ -233,8 +233,8 @@ class Upcoming:
 def upcoming(detail: RunDetail) -> list[Upcoming]:
     """The outline's entries after the one the run's newest node waits at (on a canceled run, the steps it
     never reached, greyed the same way, so every run shows all its steps); none once the run is finished, or
-    when its place is not known. A step that runs only under a condition is listed too: the outline on the
-    workflow's page says when it runs."""
+    when its place is not known. A step that runs only under a condition is listed too, with its condition in words
+    (friction62b 15); a loop's item said from the newest context (step_places.ahead)."""
     tip = next((node for node in detail.graph.nodes if node.node_id == detail.graph.tip), None)
     if tip is None or tip.place is None or detail.run.status == "complete":
         return []

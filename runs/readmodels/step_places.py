@@ -159,12 +159,11 @@ def _item_said(title: str, loop: Mapping[str, Any], context: Mapping[str, Any], 
     if not var or not names or any(name != var for name in names):
         return title, False
     items = lookup(context, loop["items"]) if isinstance(loop.get("items"), str) else None
-    listed = (
+    if (
         isinstance(items, list)
         and 0 < len(items) <= ITEMS_LISTED
         and all(isinstance(one, str) and one.strip() and len(one) <= ITEM_CHARS and "\n" not in one for one in items)
-    )
-    if listed:
+    ):
         return render(title, {var: ", ".join(one.strip() for one in items)}), False
     return render(title, {var: f"each {'item' if unit == 'round' else unit}"}), True
 
