@@ -49,7 +49,7 @@ class ConnectionInstructions:
 class SettingsFileShown:
     """WORKRAIL_HOME/config.toml as the connect page shows it: where, whether it is there, what it sets."""
 
-    path: str
+    path: str  # as a person reads it: "~/.workrail/config.toml" under their home (`home_relative`)
     exists: bool
     keys: list[str]  # the keys whose values are in use (the environment sets none of them)
     overridden: list[str]  # keys the environment overrides, as variable names
@@ -71,12 +71,20 @@ def settings_file_shown(home: Path) -> SettingsFileShown:
         file = read_settings_file(home)
         used = {name for name in file.values if name not in os.environ}
     return SettingsFileShown(
-        path=str(path),
+        path=home_relative(path),
         exists=file.exists,
         keys=sorted(file.keys[name] for name in used),
         overridden=sorted(name for name in file.values if name not in used),
         retention_example=f"retention_days = {settings.WORKRAIL_RETENTION_DAYS}",
     )
+
+
+def home_relative(path: Path) -> str:
+    """`path` as its user knows it: "~/..." under their home, else whole (friction62a 12: a home's long absolute
+    path read as alarming). Only for a path a person reads or opens by hand: a "~" works in a shell and an
+    editor's "open file", not in a JSON config, so the commands keep the whole path."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
 
 
 def connection_instructions(*, reveal_password: bool = False) -> ConnectionInstructions:

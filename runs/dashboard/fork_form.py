@@ -28,6 +28,7 @@ from runs.contract.errors import ErrorCode, WorkRailError
 from runs.execution.operator_fork import ForkPlan, change_between, locked_keys_of_run
 
 CONFIRM = "confirm"  # the second submit's field: record the change the page previewed
+EDITORS = ("rows", "json")  # the switch "Edit as: Rows | JSON"; its choice comes back with the form (friction62a 11)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class ForkForm:
     preview: Preview | None = None
     rows: list[Row] | None = None  # the rows editor's, from the textarea's JSON; None: it is not a JSON object
     original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
+    editor: str = "rows"  # the editor in sight (fork_form.js): the one chosen before a preview or a mistake
 
     @property
     def inputs(self) -> tuple[tuple[str, str], ...]:
@@ -102,8 +104,9 @@ def with_text(
     *,
     error: WorkRailError | None = None,
     preview: Preview | None = None,
+    editor: str = "rows",
 ) -> ForkForm:
-    """The form with what the developer typed (and the mistake or the preview to show)."""
+    """The form with what the developer typed (and the mistake or the preview to show), in the editor they chose."""
     keys = locked_of(node)
     return ForkForm(
         rows=_rows_of_text(context_text),
@@ -114,6 +117,7 @@ def with_text(
         locked=[(key, compact(node.context[key])) for key in sorted(keys) if key in node.context],
         loop_names=sorted(key for key in keys if key not in node.context and key not in ("sessionKey", "ticketId")),
         preview=preview,
+        editor=editor if editor in EDITORS else "rows",
     )
 
 
@@ -144,6 +148,13 @@ def compact(value: Any) -> str:
 def agent_call(state_token: str) -> str:
     """The continue_workflow call to paste to the agent, as JSON text (runs.contract.fork.AgentCall)."""
     return pretty({"tool": "continue_workflow", "arguments": {"stateToken": state_token}})
+
+
+def editor_of(post: QueryDict) -> str:
+    """The editor the form was sent from: the page comes back in it (friction62a 11: typed as JSON, shown as rows
+    after the preview)."""
+    editor = post.get("editor", "")
+    return editor if editor in EDITORS else "rows"
 
 
 def confirmed(post: QueryDict) -> bool:

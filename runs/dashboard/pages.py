@@ -151,19 +151,22 @@ def fork_node(request: HttpRequest, node_id: str) -> HttpResponse:
     A mistake is shown on the node page, above the form, with what was typed kept."""
     node = run_view.node_detail(node_id)  # NOT_FOUND: the error page, there is no node page to show
     typed, reason = request.POST.get("context", ""), request.POST.get("reason", "")
+    editor = fork_form.editor_of(request.POST)
     try:
         change, reason = fork_form.parsed(request.POST, node)
         if not fork_form.confirmed(request.POST):
             plan = operator_fork.preview_fork(node.node_id, change, reason)
             preview = fork_form.preview_of(plan, typed)
-            return _node_page(request, node_id, fork_form.with_text(node, typed, plan.reason, preview=preview))
+            return _node_page(
+                request, node_id, fork_form.with_text(node, typed, plan.reason, preview=preview, editor=editor)
+            )
         result = operator_fork.fork_node(node.node_id, change, reason, via="dashboard")
     except WorkRailError as error:
         if node.is_complete or node.run.status == "canceled":  # no form on its page: the error page says why
             raise
         # The node page again, as a form answers a mistake (200, as Django's forms do: the browser then
         # logs no failed load); the error's message and what to do are in the page, above the form.
-        return _node_page(request, node_id, fork_form.with_text(node, typed, reason, error=error))
+        return _node_page(request, node_id, fork_form.with_text(node, typed, reason, error=error, editor=editor))
     messages.success(
         request,
         f"New branch started: the agent redoes {result.pending_title} with the inputs as edited. Give it the "

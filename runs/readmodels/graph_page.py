@@ -22,8 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from django.db.models.fields.json import KeyTransform
 
 from runs.contract.dashboard import GraphNode, RunDetail, RunGraph, StateName
+from runs.models import Node
 from runs.readmodels import (
     attention,
     branches,
@@ -33,6 +37,7 @@ from runs.readmodels import (
     graph_drawing,
     graph_story,
     outline_words,
+    run_view,
     skipped_steps,
     states,
     step_places,
@@ -219,8 +224,11 @@ class Upcoming:
     that "step 2 of 8" shows what is left."""
 
     words: str  # its place: "step 5 of 8"
-    title: str  # as the workflow file writes it (a loop by its own title), placeholders in brackets
+    title: str  # as the rows will name it (step_places.ahead: "Review each area"), other placeholders in brackets
     never: bool = False  # the run was canceled before it: never reached, not still to come
+    # When it runs, in the catalog's words ("complexity is 'complex'"); "" when always: the chip says "only if ...",
+    # dotted, so it does not read as a step that will happen (friction62b 15)
+    condition: str = ""
 
     @property
     def state_words(self) -> str:
@@ -230,18 +238,30 @@ class Upcoming:
 def upcoming(detail: RunDetail) -> list[Upcoming]:
     """The outline's entries after the one the run's newest node waits at (on a canceled run, the steps it
     never reached, greyed the same way, so every run shows all its steps); none once the run is finished, or
-    when its place is not known. A step that runs only under a condition is listed too: the outline on the
-    workflow's page says when it runs."""
+    when its place is not known. A step that runs only under a condition is listed too, with its condition in words
+    (friction62b 15); a loop's item said from the newest context (step_places.ahead)."""
     tip = next((node for node in detail.graph.nodes if node.node_id == detail.graph.tip), None)
     if tip is None or tip.place is None or detail.run.status == "complete":
         return []
     outline = top_steps(compiled_workflow(detail.run.workflow_hash))
     never = detail.run.status == "canceled"
+    context = _context_of(tip.node_id)  # the newest values: a loop still to come says its items when they are set
     found = []
     for index, step in enumerate(outline[tip.place.position : tip.place.length]):
-        for title, words in step_places.ahead(step, tip.place.position + 1 + index, tip.place.length):
-            found.append(Upcoming(words, outline_words.title_words(title), never=never))
+        for ahead in step_places.ahead(step, tip.place.position + 1 + index, tip.place.length, context):
+            title = outline_words.title_words(ahead.title)
+            found.append(Upcoming(ahead.words, title, never=never, condition=ahead.condition))
     return found
+
+
+def _context_of(node_id: str) -> dict[str, Any]:
+    """The context of node `node_id` (its public id), read alone, not its whole engine state."""
+    context = (
+        Node.objects.filter(public_id=run_view.parse_node_id(node_id))
+        .values_list(KeyTransform("context", "engine_state"), flat=True)
+        .first()
+    )
+    return context if isinstance(context, dict) else {}
 
 
 def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
@@ -273,7 +293,9 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
     )
     states = {story.card(node): state for node, state in tip_states(detail).items()}
     stepper = lanes == 1
-    passed = {} if stepper else skipped_steps.into_nodes({story.stored(n.node_id) for n in detail.graph.nodes})
+    # The steps passed over, where they would stand: the stepper's too, a dashed chip "step 3 skipped" (friction62b
+    # 15: a conditional step must read as one that may not happen, and one that did not as skipped, not missing).
+    passed = skipped_steps.into_nodes({story.stored(n.node_id) for n in detail.graph.nodes})
 
     def skipped(card: str) -> tuple[graph_drawing.Skipped, ...]:
         # The steps passed over on the way into a card's node (an answered-again card's: its node's).

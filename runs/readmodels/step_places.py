@@ -34,8 +34,9 @@ from runs.models import Node, Run
 from runs.readmodels import outline_words
 from runs.store.pinned import compiled_workflow
 from workflows_app import engine
+from workflows_app.conditions import lookup
 from workflows_app.engine.model import CompiledWorkflow
-from workflows_app.engine.templating import placeholders
+from workflows_app.engine.templating import placeholders, render
 from workflows_app.engine.tree import top_steps
 
 
@@ -105,24 +106,66 @@ def _rounds_of(frame: object) -> int | None:
     return count if count else None
 
 
-def ahead(step: Mapping[str, Any], position: int, length: int) -> list[tuple[str, str]]:
-    """An outline entry not reached yet, as a run's progress shows it greyed: (title, place) per step it holds. A
-    loop is its body's steps, each titled and placed as the rows will name it once reached ("Review [area]",
-    "step 4 of 8 (each area)"; "step 2a of 3 (each slice)", "step 2b of 3 (each slice)"), not the loop's own title
-    (friction61a 6: "Review Each Focus Area" in the progress bar, "Review api · step 4 of 8 (area 1 of 2)" in the
-    rows)."""
+class Ahead(NamedTuple):
+    """A step not reached yet as a run's progress names it (`ahead`)."""
+
+    title: str  # as the rows will name it: a loop's item said ("Review storage, api", "Review each area")
+    words: str  # its place: "step 4 of 8 (each area)"
+    condition: str = ""  # when it runs, in the catalog's words ("complexity is 'complex'"); "" when always
+
+
+ITEMS_LISTED = 4  # a loop of more items says "each area" instead: a chip keeps to one line or two
+
+
+def ahead(step: Mapping[str, Any], position: int, length: int, context: Mapping[str, Any] | None = None) -> list[Ahead]:
+    """An outline entry not reached yet, as a run's progress shows it greyed: one per step it holds. A loop is its
+    body's steps, each titled and placed as the rows will name it once reached ("step 4 of 8 (each area)"; "step
+    2a of 3 (each slice)", "step 2b of 3 (each slice)"), not the loop's own title (friction61a 6: "Review Each Focus
+    Area" in the progress bar, "Review api · step 4 of 8 (area 1 of 2)" in the rows). A title that names the loop's
+    item says its items when `context` (the run's newest) holds them, "Review storage, api", else "Review each
+    area", never the workflow file's "Review [area]" only its page explains (friction62a 2, 62b 15). A step that
+    runs only under a condition says it (friction62b 15: it read as a step that will happen)."""
     title = str(step.get("title") or step.get("id") or "")
     body = step.get("body")
-    if not isinstance(step.get("loop"), Mapping) or not isinstance(body, list) or not body:
-        return [(title, f"step {position} of {length}")]
-    each = f"(each {noun(step) or 'round'})"
+    loop = step.get("loop")
+    if not isinstance(loop, Mapping) or not isinstance(body, list) or not body:
+        return [Ahead(title, f"step {position} of {length}", _condition(step))]
+    unit = noun(step) or "round"
+    each = f"(each {unit})"
     said = []
     for inner, part in enumerate(body, start=1):
         where = StepPlace(position=position, length=length, inner=inner)
         where._parts = len(body)
-        name = str(part.get("title") or part.get("id") or "") if isinstance(part, Mapping) else ""
-        said.append((name or title, f"{where.step_words} {each}"))
+        part = part if isinstance(part, Mapping) else {}
+        name = str(part.get("title") or part.get("id") or "")
+        filled, said_each = _item_said(name, loop, context or {}, unit)
+        # "(each area)" after "Review each area" would say it twice
+        said.append(
+            Ahead(filled or title, where.step_words if said_each else f"{where.step_words} {each}", _condition(part))
+        )
     return said
+
+
+def _condition(step: Mapping[str, Any]) -> str:
+    condition = step.get("runCondition")
+    return outline_words.condition_words(condition) if isinstance(condition, Mapping) and condition else ""
+
+
+def _item_said(title: str, loop: Mapping[str, Any], context: Mapping[str, Any], unit: str) -> tuple[str, bool]:
+    """`title` with the loop's item placeholder said, and whether it says "each ...": its items when the context
+    holds a short list of short texts, else "each <unit>"; the title as it is when it names anything else."""
+    var = str(loop.get("itemVar") or "")
+    names = placeholders(title)
+    if not var or not names or any(name != var for name in names):
+        return title, False
+    items = lookup(context, loop["items"]) if isinstance(loop.get("items"), str) else None
+    if (
+        isinstance(items, list)
+        and 0 < len(items) <= ITEMS_LISTED
+        and all(isinstance(one, str) and one.strip() and len(one) <= ITEM_CHARS and "\n" not in one for one in items)
+    ):
+        return render(title, {var: ", ".join(one.strip() for one in items)}), False
+    return render(title, {var: f"each {'item' if unit == 'round' else unit}"}), True
 
 
 def named(title: str, place: StepPlace | None) -> str:

@@ -230,6 +230,21 @@ def page(browser: Any, console_log: ConsoleLog, request: pytest.FixtureRequest) 
 
 
 @pytest.fixture
+def dirs(tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    """The catalog's directories (tests/plugins/catalog.py's `dirs`) where a user has them: WORKRAIL_HOME is the
+    default, ~/.workrail, of a home of the test's own, so the pages show what a user sees ("~/.workrail/config.toml",
+    commands without WORKRAIL_HOME), not /tmp/pytest-of-root/... paths (friction62a 12). Path.home() only: the
+    environment's HOME, which Chromium and git read, stays as it is."""
+    user = tmp_path / "user"
+    paths = {"home": user / ".workrail", "project": user / "project", "extra": user / "workflows"}
+    for path in paths.values():
+        path.mkdir(parents=True)
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: user))
+    settings.WORKRAIL_HOME_DEFAULT = paths["home"]
+    return paths
+
+
+@pytest.fixture
 def site(live_server: Any) -> str:
     """The live server's address; a test that asks for it runs against the test database's rows."""
     return str(live_server.url)

@@ -135,4 +135,12 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
     # The page after the preview shows the rows of what was typed.
     expect(page.get_by_label("Value of target")).to_have_value("production")
+    # The editor chosen comes back after a preview (friction62a 11: typed as JSON, shown as rows after it).
+    json_mode.click()
+    page.locator("#fork-context").fill('{"service": "billing", "target": "canary"}')
+    page.get_by_role("button", name="Preview the change").click()
+    expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "canary"'])
+    expect(page.locator("#fork-context")).to_be_visible()
+    expect(page.locator("#fork-rows")).to_be_hidden()
+    expect(json_mode).to_have_attribute("aria-pressed", "true")
     console_log.assert_clean()

@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import screenshot
+from tests.browser.layout import assert_fits, keep_screenshot
 from tests.support.traced_run import TracedRun, install, traced_run
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -49,4 +50,22 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
     assert crumbs.inner_text().count(page.locator("p.crumbs a").nth(1).inner_text()) == 1
     screenshot(page, "node-trace-skipped")
     page.wait_for_load_state("networkidle")
+    console_log.assert_clean()
+
+
+def test_the_progress_strip_says_a_skipped_step_where_it_would_stand(sized_page, console_log, live_server, run):
+    # Friction62b 15: a step passed over by its condition was missing from the strip, step 1 then step 3; it is a
+    # dashed chip where it would stand, "step 2 skipped", why in its tooltip.
+    sized_page.goto(f"{live_server.url}/runs/{run.run_id}/")
+    skipped = sized_page.locator(".stepper .st-step.skipped")
+    expect(skipped).to_have_count(3)  # Phase 0b, Update the docs; Polish, a loop that ran no round: "step 6 not run"
+    expect(skipped.first.locator(".st-title")).to_have_text("Phase 0b")
+    expect(skipped.first.locator(".st-words")).to_have_text("step 2 skipped")
+    assert "taskComplexity is 'Small'" in (skipped.first.locator(".st-box").get_attribute("title") or "")
+    assert skipped.first.locator(".st-box").evaluate("e => getComputedStyle(e).borderTopStyle") == "dashed"
+    titles = sized_page.locator(".stepper .st-step .st-title").all_inner_texts()
+    assert titles[:4] == ["Intake", "Phase 0b", "Phase 1", "Update the docs"]
+    expect(skipped.nth(2).locator(".st-words")).to_have_text("step 6 not run")
+    keep_screenshot(sized_page, "progress-skipped")
+    assert_fits(sized_page)
     console_log.assert_clean()

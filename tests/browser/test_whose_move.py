@@ -75,10 +75,26 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
     # The loop still to come reads as its rows will once reached ("Review api · step 4 of 8 (area 1 of 2)"): its
     # step's title and place, not the loop's own title (friction61a 6: "Review Each Focus Area" matched no row).
+    # Its item in words, not the file's "Review [area]" only the workflow page explains (friction62a 2, 62b 15).
     loop_chip = sized_page.locator(".stepper .st-step.upcoming", has_text="step 4 of 8")
-    expect(loop_chip.locator(".st-title")).to_have_text("Review [area]")
-    expect(loop_chip.locator(".st-words")).to_have_text("step 4 of 8 (each area)")
+    expect(loop_chip.locator(".st-title")).to_have_text("Review each area")
+    expect(loop_chip.locator(".st-words")).to_have_text("step 4 of 8")
     expect(sized_page.locator(".stepper", has_text="Review Each Focus Area")).to_have_count(0)
+    expect(sized_page.locator(".stepper", has_text="[")).to_have_count(0)
+    # A step that runs only under a condition says so, dotted (friction62b 15: it read as one that will happen).
+    maybe = sized_page.locator(".stepper .st-step.upcoming", has_text="Trace the Impact Beyond the Diff")
+    expect(maybe.locator(".st-words")).to_have_text("step 3 of 8")
+    expect(maybe.locator(".st-if")).to_have_text("only if complexity is 'complex'")
+    # On a phone the condition has a line of its own: the name keeps its row, not a letter a line.
+    title, words = maybe.locator(".st-title").bounding_box(), maybe.locator(".st-words").bounding_box()
+    assert title and words and title["width"] > 120, (title, words)
+    assert title["y"] <= words["y"] < title["y"] + title["height"], (title, words)  # side by side
+    assert (
+        maybe.locator(".st-if").bounding_box()["y"] >= title["y"] + title["height"] - 1
+        or sized_page.viewport_size["width"] > 640
+    )
+    assert maybe.locator(".st-box").evaluate("e => getComputedStyle(e).borderTopStyle") == "dotted"
+    assert loop_chip.locator(".st-box").evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
     expect(panel.locator(".badge")).to_have_count(0)
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # Friction15 3, 16: the agent's move is no alarm, the surface's fill, no red bar; its words say there is

@@ -49,7 +49,8 @@ FINDINGS = {
         {
             "severity": "Major",
             "title": HOSTILE,
-            "location": {"file": "src/beta.py"},
+            # A file of the changed files (friction62a 12: src/beta.py, in none, read as the dashboard's mistake).
+            "location": {"file": "src/alpha.py"},
             "rationale": "Unsafe.",
             "suggestion": "Escape it.",
         },

@@ -80,6 +80,20 @@ def test_the_settings_file_shown_is_the_one_in_the_home_the_command_gives(defaul
     assert info.settings_file.exists and info.settings_file.keys == ["retention_days"]
 
 
+def test_a_path_under_the_users_home_is_shown_from_it_the_commands_keep_it_whole(defaults, tmp_path, monkeypatch):
+    # friction62a 12: a user reads their own home as "~", not as its long absolute path. A "~" is no path in a
+    # JSON config (and zsh leaves it alone after "="), so the commands keep the whole one.
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
+    home = tmp_path / "elsewhere"
+    home.mkdir()
+    defaults.WORKRAIL_HOME = home
+    info = connection_instructions()
+    assert info.settings_file.path == "~/elsewhere/config.toml"
+    assert f"WORKRAIL_HOME={home}" in info.claude_code and info.env["WORKRAIL_HOME"] == str(home)
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path / "someone-else"))
+    assert info.settings_file.path != connection_instructions().settings_file.path == str(home / "config.toml")
+
+
 def test_database_url_and_workflow_paths_are_passed_and_the_password_only_when_asked(defaults, tmp_path):
     defaults.DATABASE_URL_SECRET = "postgres://workrail:s3cret@db.local:5432/workrail"
     defaults.WORKRAIL_WORKFLOW_PATHS = [tmp_path / "a", tmp_path / "b"]

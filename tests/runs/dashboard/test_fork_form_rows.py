@@ -80,3 +80,19 @@ def test_the_node_page_renders_the_rows_hidden_the_json_folded_as_the_way_withou
     assert '<div class="fork-mode" id="fork-mode" role="group" aria-labelledby="fork-mode-title" hidden>' in page
     original = re.search(r'<script id="fork-original" type="application/json">(.*?)</script>', page).group(1)
     assert json.loads(html.unescape(original)) == {"service": "billing", "target": "staging"}
+
+
+@pytest.mark.django_db
+def test_the_preview_comes_back_in_the_editor_the_form_was_sent_from(client, node):
+    # friction62a 11: typed in JSON, the preview came back in rows. The switch's choice is sent and comes back.
+    def sent_from(editor: str) -> str:
+        typed = json.dumps({"service": "billing", "target": "production"})
+        data = {"context": typed, "reason": "why", "editor": editor}
+        page = client.post(f"/nodes/{node.node_id}/fork", data).content.decode()
+        assert 'id="fork-preview"' in page
+        return re.search(r'name="editor" id="fork-editor" value="([^"]*)"', page).group(1)
+
+    assert sent_from("json") == "json"
+    assert sent_from("rows") == "rows"
+    assert sent_from("<script>") == "rows"  # anything else: the rows, the way in sight by default
+    assert 'id="fork-editor" value="rows"' in client.get(f"/nodes/{node.node_id}/").content.decode()

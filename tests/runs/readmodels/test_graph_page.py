@@ -272,8 +272,38 @@ def test_a_loop_still_to_come_is_shown_as_its_rows_will_name_it():
     stuck = blocked_review("MR-61")
     laid_out = graph_page(run_detail(stuck.run_id), "/r/", "/n/NODE/")
     upcoming = [(up.words, up.title) for up in laid_out.upcoming or []]
-    assert ("step 4 of 8 (each area)", "Review [area]") in upcoming
-    assert all("Review Each Focus Area" not in title for _, title in upcoming)
+    # Its item in words, not the workflow file's "Review [area]" only the workflow page explains (friction62a 2,
+    # 62b 15): the areas are not set yet, so "each area", said once (not again as "(each area)").
+    assert ("step 4 of 8", "Review each area") in upcoming
+    assert all("Review Each Focus Area" not in title and "[" not in title for _, title in upcoming)
+
+
+def test_a_conditional_step_still_to_come_says_when_it_runs():
+    # Friction62b 15: "Trace the Impact Beyond the Diff · step 3 of 8" read as a step that will happen; the workflow
+    # page says it runs only if complexity is 'complex'. The stepper says so, in the catalog's words.
+    stuck = blocked_review("MR-62")
+    laid_out = graph_page(run_detail(stuck.run_id), "/r/", "/n/NODE/")
+    conditions = {up.title: up.condition for up in laid_out.upcoming or []}
+    assert conditions["Trace the Impact Beyond the Diff"] == "complexity is 'complex'"
+    assert conditions["Post the Approved Comments"] == "postComments is true"
+    assert conditions["Summarize the Review"] == ""
+
+
+def test_a_stepper_shows_a_step_skipped_where_it_would_stand(service_catalog):
+    # Friction62b 15: a step passed over by its condition is said as skipped, not missing from the strip.
+    from tests.support import traced_run
+
+    traced_run.install(service_catalog["extra"])
+    run = traced_run.traced_run(until="verify")
+    laid_out = graph_page(run_detail(run.run_id), "/r/", "/n/NODE/")
+    assert laid_out.stepper
+    rows = [(row.title, row.words, row.skipped) for row in laid_out.sections[0].rows]
+    assert rows[:4] == [
+        ("Intake", "step 1 of 7", False),
+        ("Phase 0b", "step 2 skipped", True),
+        ("Phase 1", "step 3 of 7", False),
+        ("Update the docs", "step 4 skipped", True),
+    ]
 
 
 def test_a_loop_of_several_steps_still_to_come_letters_each():
@@ -284,10 +314,20 @@ def test_a_loop_of_several_steps_still_to_come_letters_each():
         "body": [{"id": "v", "title": "Verify {{currentSlice}}"}, {"id": "r", "title": "Record it"}],
     }
     assert step_places.ahead(two, 2, 3) == [
-        ("Verify {{currentSlice}}", "step 2a of 3 (each slice)"),
-        ("Record it", "step 2b of 3 (each slice)"),
+        ("Verify each slice", "step 2a of 3", ""),
+        ("Record it", "step 2b of 3 (each slice)", ""),
     ]
-    assert step_places.ahead({"id": "s", "title": "Deploy"}, 3, 3) == [("Deploy", "step 3 of 3")]
+    # The slices once set, when a few short texts: named (friction62a 2: "Review storage, api").
+    assert step_places.ahead(two, 2, 3, {"slices": ["storage", "api"]})[0] == (
+        "Verify storage, api",
+        "step 2a of 3 (each slice)",
+        "",
+    )
+    many = {"slices": ["a", "b", "c", "d", "e"]}
+    assert step_places.ahead(two, 2, 3, many)[0].title == "Verify each slice"
+    assert step_places.ahead({"id": "s", "title": "Deploy"}, 3, 3) == [("Deploy", "step 3 of 3", "")]
+    ruled = {"id": "s", "title": "Deploy", "runCondition": {"var": "target", "equals": "prod"}}
+    assert step_places.ahead(ruled, 3, 3) == [("Deploy", "step 3 of 3", "target is 'prod'")]
 
 
 def test_a_canceled_stepper_shows_the_steps_it_never_reached(service_catalog):

@@ -19,6 +19,7 @@
   var jsonBox = document.getElementById("fork-json");
   var modeBox = document.getElementById("fork-mode");
   var modeButtons = modeBox.querySelectorAll("button[data-mode]");
+  var editorField = document.getElementById("fork-editor");  /* sent: the page comes back in this editor */
   var changesBox = document.getElementById("fork-changes");
   var changes = changesBox.querySelector("ul");
   var noChange = document.getElementById("fork-no-change");
@@ -184,6 +185,7 @@
     modeButtons.forEach(function (button) {
       button.setAttribute("aria-pressed", String(button.dataset.mode === mode));
     });
+    if (editorField) editorField.value = mode;
     if (mode === "json") fitArea();
   }
 
@@ -229,7 +231,9 @@
     showMode("json");
   } else {
     showChanges(start.value);
-    showMode("rows");  /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight */
+    /* the rows, rendered from the same JSON (fork_form.rows_of), are the way in sight, unless the JSON was chosen
+     * before this preview or mistake (friction62a 11) */
+    showMode(editorField && editorField.value === "json" ? "json" : "rows");
     /* Beside a preview of these very inputs, its list says what changes: not a second list until they are
      * edited again (friction61a 5, 61b 14: the same changes twice). */
     if (document.getElementById("fork-preview")) changesBox.hidden = true;
