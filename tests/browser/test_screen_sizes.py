@@ -430,13 +430,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # parts point back to by that heading's words.
     expect(sized_page.locator("#run-details h4", has_text="The refused step")).to_have_count(0)
     expect(sized_page.locator("#run-details ul.resend")).to_contain_text("(see the refusal's codes above)")
-    # The call's JSON, one key and its value per line, scrolls sideways in its box on a phone, not wrapped
-    # mid-string (friction61a 12, 61b 10); the page keeps its width.
-    drawn, written = sized_page.locator("#run-details .resend-call").evaluate(
-        "(e) => { const s = getComputedStyle(e); return [Math.round((e.clientHeight - parseFloat(s.paddingTop)"
-        " - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight)), e.textContent.trim().split('\\n').length]; }"
-    )
-    assert drawn == written, (drawn, written)
+    # The call's JSON wraps as the Connect page's code does: each key starts its own line, a long line goes on
+    # under its start, and nothing is cut at the box's edge (a sideways scroll read as clipped, friction62a 8,
+    # 62b 9).
+    assert_code_whole(sized_page, "#run-details .resend-call")
     assert sized_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
@@ -475,8 +472,21 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
             " getComputedStyle(p.closest('.blocked-panel')).backgroundColor]"
         )
         assert whole[0] and whole[1] != whole[2], whole
+    assert_code_whole(sized_page, "#blocked-more-1 pre.resend-call")
+    assert_code_whole(sized_page, "#blocked-more-1 pre.expected-example")
     keep_screenshot(sized_page, "blocked-node-developers")
     console_log.assert_clean()
+
+
+def assert_code_whole(page: Page, selector: str) -> None:
+    """A developer's code box shows all its text: no line runs past the box's edge (nor behind a sideways
+    scroll), and each line of the code starts a line of its own (a key never joins the one before)."""
+    clipped, starts, written = page.locator(selector).evaluate(
+        "(e) => [e.scrollWidth - e.clientWidth, e.querySelectorAll('.hang').length,"
+        " e.textContent.trim().split('\\n').length]"
+    )
+    assert clipped <= 0 and starts == written, (selector, clipped, starts, written)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def assert_one_message_then_developers(page: Page, drawer: str, inside: bool = False) -> None:
