@@ -794,7 +794,18 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     small = copy.evaluate("b => getComputedStyle(b).fontSize")
     assert (small == "13.12px") == ((sized_page.viewport_size or {})["width"] < 600), small
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
-    if (sized_page.viewport_size or {})["width"] < 600:
+    # What the agent checks, asks and keeps to, and the details, fold to their titles on a phone, the first
+    # counting what it holds; open on a desktop (friction62a 8: the phone page ran to 4,000 px).
+    folds = sized_page.locator("#before-starting, #workflow-details")
+    expect(folds).to_have_count(2)
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    summary = sized_page.locator("#before-starting > summary").inner_text().strip()
+    assert summary == ("Before starting (3 preconditions, 4 questions, 6 rules)" if phone else "Before starting")
+    for fold in folds.all():
+        expect(fold.locator("ul, dl").first).to_be_visible(visible=not phone)
+    if phone:
+        height = sized_page.evaluate("document.documentElement.scrollHeight")
+        assert height < 3000, height
         # A phone's bullet lists are indented by their bullet, not 40 px (friction28b 18).
         indents = sized_page.evaluate(
             "() => [...document.querySelectorAll('main ul, main ol')].filter((l) => l.checkVisibility()"
