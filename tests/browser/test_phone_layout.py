@@ -114,6 +114,20 @@ def test_every_menu_entry_is_in_sight_without_a_sideways_scroll(sized_page, cons
                 marked = current.evaluate("(a) => getComputedStyle(a).backgroundColor")
                 plain = sized_page.locator(".nav-more ul a:not([aria-current])").first
                 assert marked != plain.evaluate("(a) => getComputedStyle(a).backgroundColor")
+            # With the menu open the current page's entry still shows, uncovered, with a bar of the accent no other
+            # entry has, in the row or in the menu (friction62b 17: on Workflows the open menu marked nothing).
+            here = sized_page.locator('.topbar .nav a[aria-current="page"]:visible')
+            expect(here).to_have_count(1)
+            expect(here).to_have_text("Workflows" if more == "More" else more)
+            shown = here.evaluate(
+                "(a) => { const r = a.getBoundingClientRect();"
+                " return a.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)); }"
+            )
+            assert shown
+            bars = sized_page.locator(".topbar .nav a:visible").evaluate_all(
+                "(links) => links.map((a) => [a.textContent.trim(), getComputedStyle(a).boxShadow])"
+            )
+            assert [text for text, bar in bars if bar != "none"] == [here.inner_text().strip()], bars
             keep_screenshot(sized_page, name + "-more")
             assert_fits(sized_page)
             sized_page.locator(".nav-more a").first.focus()

@@ -435,13 +435,10 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # parts point back to by that heading's words.
     expect(sized_page.locator("#run-details h4", has_text="The refused step")).to_have_count(0)
     expect(sized_page.locator("#run-details ul.resend")).to_contain_text("(see the refusal's codes above)")
-    # The call's JSON, one key and its value per line, scrolls sideways in its box on a phone, not wrapped
-    # mid-string (friction61a 12, 61b 10); the page keeps its width.
-    drawn, written = sized_page.locator("#run-details .resend-call").evaluate(
-        "(e) => { const s = getComputedStyle(e); return [Math.round((e.clientHeight - parseFloat(s.paddingTop)"
-        " - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight)), e.textContent.trim().split('\\n').length]; }"
-    )
-    assert drawn == written, (drawn, written)
+    # The call's JSON wraps as the Connect page's code does: each key starts its own line, a long line goes on
+    # under its start, and nothing is cut at the box's edge (a sideways scroll read as clipped, friction62a 8,
+    # 62b 9).
+    assert_code_whole(sized_page, "#run-details .resend-call")
     assert sized_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     keep_screenshot(sized_page, "blocked-run-developers")
     sized_page.locator("#run-details > summary").click()
@@ -480,8 +477,21 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
             " getComputedStyle(p.closest('.blocked-panel')).backgroundColor]"
         )
         assert whole[0] and whole[1] != whole[2], whole
+    assert_code_whole(sized_page, "#blocked-more-1 pre.resend-call")
+    assert_code_whole(sized_page, "#blocked-more-1 pre.expected-example")
     keep_screenshot(sized_page, "blocked-node-developers")
     console_log.assert_clean()
+
+
+def assert_code_whole(page: Page, selector: str) -> None:
+    """A developer's code box shows all its text: no line runs past the box's edge (nor behind a sideways
+    scroll), and each line of the code starts a line of its own (a key never joins the one before)."""
+    clipped, starts, written = page.locator(selector).evaluate(
+        "(e) => [e.scrollWidth - e.clientWidth, e.querySelectorAll('.hang').length,"
+        " e.textContent.trim().split('\\n').length]"
+    )
+    assert clipped <= 0 and starts == written, (selector, clipped, starts, written)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def assert_one_message_then_developers(page: Page, drawer: str, inside: bool = False) -> None:
@@ -791,7 +801,18 @@ def test_the_workflow_catalog_and_a_workflow(sized_page, console_log, site, serv
     small = copy.evaluate("b => getComputedStyle(b).fontSize")
     assert (small == "13.12px") == ((sized_page.viewport_size or {})["width"] < 600), small
     visit(sized_page, f"{site}/workflows/{REVIEW}/", "workflow")
-    if (sized_page.viewport_size or {})["width"] < 600:
+    # What the agent checks, asks and keeps to, and the details, fold to their titles on a phone, the first
+    # counting what it holds; open on a desktop (friction62a 8: the phone page ran to 4,000 px).
+    folds = sized_page.locator("#before-starting, #workflow-details")
+    expect(folds).to_have_count(2)
+    phone = (sized_page.viewport_size or {})["width"] < 600
+    summary = sized_page.locator("#before-starting > summary").inner_text().strip()
+    assert summary == ("Before starting (3 preconditions, 4 questions, 6 rules)" if phone else "Before starting")
+    for fold in folds.all():
+        expect(fold.locator("ul, dl").first).to_be_visible(visible=not phone)
+    if phone:
+        height = sized_page.evaluate("document.documentElement.scrollHeight")
+        assert height < 3000, height
         # A phone's bullet lists are indented by their bullet, not 40 px (friction28b 18).
         indents = sized_page.evaluate(
             "() => [...document.querySelectorAll('main ul, main ol')].filter((l) => l.checkVisibility()"

@@ -101,10 +101,11 @@ def test_the_sessions_come_most_urgent_first_as_headline_cards_on_a_phone(
     expect(where).to_contain_text(said)
     expect(blocked).to_contain_text("the agent did not attach")  # the reason, on its own line (friction17b 17)
     if viewport.name == "phone":
-        # "MR-77" then its pill, beside it when the pill fits there, else whole at the next line's start, never
-        # broken inside its pill (friction10 7); where it is under it, then one muted line of counts.
-        if abs(box(name)["y"] - box(badge)["y"]) >= box(name)["height"]:
-            assert box(badge)["y"] > box(name)["y"] and abs(box(badge)["x"] - box(name)["x"]) < 1
+        # Its pill on a line of its own, whole (friction10 7), then "MR-77" under it at the same left edge, as on
+        # every card whatever its pill's length (friction62a 8); where it is under it, then one muted line of counts.
+        assert (
+            box(name)["y"] >= box(badge)["y"] + box(badge)["height"] - 1 and abs(box(badge)["x"] - box(name)["x"]) < 1
+        )
         assert on_one_line(badge)
         assert box(where)["y"] > box(name)["y"] + box(name)["height"] - 1
         meta = blocked.locator(".card-meta")

@@ -227,6 +227,11 @@ def test_the_admin_sign_in_page_shows_the_brand_whole_and_no_menu(page, console_
     back = page.get_by_role("link", name="Back to the dashboard")
     expect(back).to_be_visible()
     assert back.get_attribute("href") == "/"
+    # The dashboard's look, not the stock admin's (friction62b 20): its page colour, the button in plain case.
+    page_colour = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert page_colour == "rgb(251, 251, 250)", page_colour  # dashboard.css --bg
+    button = page.locator("#login-form input[type=submit]")
+    assert button.evaluate("b => [b.value, getComputedStyle(b).textTransform]") == ["Sign in", "none"]
     assert_fits(page)
     screenshot(page, f"admin-login-{size.name}")
     console_log.assert_clean()

@@ -205,6 +205,17 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         assert contrast(colour(pill, "color"), surface if fill == "rgba(0, 0, 0, 0)" else fill) >= 4.5
         # Whole: a pill never breaks inside itself; one too wide for its line moves down whole (friction10 7).
         assert on_one_line(pill), pill.inner_text()
+    if viewport_name(sized_page) == "phone":
+        # Every card one shape, whatever its pill's length: the pill on its own line, the session's name starting
+        # the next at the same left edge (friction62a 8: the long "Refused · agent stopped" pill alone pushed its
+        # name under it while the others kept theirs beside).
+        for row in rows.all():
+            pill, name = (
+                row.locator("td.session-state .badge").bounding_box(),
+                row.locator(".session-link").bounding_box(),
+            )
+            assert pill is not None and name is not None
+            assert name["y"] >= pill["y"] + pill["height"] - 1 and abs(name["x"] - pill["x"]) < 1, (pill, name)
     # The action is told once beside the pill, in the row's where-line: what holds the blocked step, the step
     # that waits for the person's confirmation.
     needs = rows.filter(has=sized_page.locator(".badge.state-needs_you"))
@@ -287,6 +298,10 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
         chips = [filters.nth(i).bounding_box() for i in range(4)]
         assert all(c is not None and c["height"] < 32 for c in chips), chips
         assert len({round(b["y"]) for b in boxes if b is not None}) <= 2, boxes
+        # Two rows of two equal chips, not three and a fourth left alone on a second line (friction62a 8).
+        assert [round(b["y"]) for b in boxes] == [round(boxes[0]["y"])] * 2 + [round(boxes[2]["y"])] * 2, boxes
+        assert [round(c["x"]) for c in chips[2:]] == [round(c["x"]) for c in chips[:2]], chips
+        assert len({round(c["width"]) for c in chips}) == 1, chips
     # The same words at both sizes, what a screen reader says too.
     expect(filters).to_have_text(["All 5", "Your move 3", "Agent's move 1", "Nothing to do 1"])
     for index in range(4):
@@ -509,6 +524,11 @@ def test_a_tapped_pill_shows_what_its_state_means_inside_the_window(sized_page, 
         box, width = shown_means.bounding_box(), page.viewport_size["width"]
         assert box["x"] >= 0 and box["x"] + box["width"] <= width, (url, box)
         pill_box = tap.bounding_box()
+        if "/sessions/" in url and viewport_name(page) == "phone":
+            # On a phone's card it opens under the session's name, not between the pill and the name, which it
+            # pushed down (friction62b 17).
+            name = page.locator("tr.session-row", has=tap).locator(".session-link").bounding_box()
+            assert name is not None and box["y"] >= name["y"] + name["height"] - 1, (box, name)
         assert pill_box["y"] + pill_box["height"] - 1 <= box["y"] < pill_box["y"] + pill_box["height"] + 80, (
             url,
             box,

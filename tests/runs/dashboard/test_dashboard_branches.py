@@ -171,8 +171,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         # panel says once, not the drawer again (friction12 item 8).
         assert "The call the agent must make to get past the refusal" in html, url
         assert "Nothing for you to do unless" not in html and "give it this call" not in html, url
-        assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in html, url
-        assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in html, url
+        # The call as its text reads (the tags that let a long line wrap, hanging_lines, copy as nothing).
+        call = re.sub(r"<[^>]+>", "", html)
+        assert f"&quot;ackToken&quot;: &quot;{stuck.refused['ackToken']}&quot;" in call, url
+        assert f"&quot;stateToken&quot;: &quot;{stuck.refused['stateToken']}&quot;" in call, url
         # The refused answer, the expected artifact's shape, and why each part of the call is there.
         assert "The refused answer" in html and "Listed the files in my head." in html, url
         assert "changedFiles (a list; each: path, summary, risk)" in html, url
