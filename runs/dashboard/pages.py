@@ -106,6 +106,10 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # The answer that started each redo branch, said in the redo card with where it went on (friction61a 1).
         "redo_answers": run_view.redo_answers(node, named),
         "recorded_here": run_view.recorded_with_branches(node, named),
+        # The checkpoints saved during the step, in their own card, neither an answer nor a next step.
+        "checkpoints_here": run_view.checkpoints_here(node),
+        "checkpoints_title": run_view.checkpoints_words(run_view.checkpoints_here(node)),
+        "after_checkpoint": run_view.AFTER_CHECKPOINT,
         # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
         "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},

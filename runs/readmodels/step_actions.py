@@ -256,6 +256,10 @@ def _of_step(
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
         # acknowledging this step's token again starts a new branch (actions.py: fork).
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
+        # Its branch still at this very step (a checkpoint saved during it, or a hand-started branch at its latest
+        # step): "branch 1 is now at" would name, and link, this page's own step (friction62b 3).
+        if not went_on:
+            carrying = []
         latest = _latest(carrying)
         return StepActions(
             latest=latest,
@@ -433,6 +437,8 @@ def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:
     """Where the run is now, after this done step: "the run is now at step 3 of 5" (the branch named where the
     run has several); with several branches through it, that they went on (listed on the page)."""
+    if not went_on:
+        return ""
     if len(went_on) != 1:
         # The list is the "On branches" card under the page's head, at both sizes (r59: it said "above").
         return "the run went on from this step along several branches (listed below)"

@@ -70,8 +70,12 @@ NO_ANSWER: dict[StateName, str] = {
     # friction60a 11: "not sent yet" promised an answer on a branch no agent works on.
     "left_behind": "Not answered: this branch was left behind.",
 }
-REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
+# friction62b 7: the refusal is the panel's, said once there; this line only says the Answer card is empty.
+REFUSED = "Agent's answer: none accepted yet."
 ENDS_HERE = "Nothing: the branch ends here."
+# A done step whose answer came after a checkpoint saved during it: the answer is at the checkpoint's node, whose
+# page the checkpoint card links (friction62b 3: the checkpoint stood in the answer's place).
+AFTER_CHECKPOINT = "Answered after the checkpoint below: its page holds the answer."
 
 
 def no_answer(node: NodeDetail, step: StepState) -> str:
@@ -81,6 +85,8 @@ def no_answer(node: NodeDetail, step: StepState) -> str:
         return REFUSED
     if node.is_complete:
         return ENDS_HERE
+    if step.state == "done" and any(entry.kind == "checkpoint" for entry in node.recorded):
+        return AFTER_CHECKPOINT
     if node.run.status == "canceled":
         return ""
     return NO_ANSWER.get(step.state, NOT_SENT)

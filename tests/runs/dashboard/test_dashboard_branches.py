@@ -211,7 +211,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # "Refused", never "Blocked" (friction19a 1, 28a 2): its pill says "Refused · to resend" while the agent is to
     # resend it.
     # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
-    assert "Refused: the agent must resend this step.</span>" in refusal
+    assert "Refused: the agent normally resends this step by itself; nothing for you to do now.</span>" in refusal
+    # Said once (friction62b 7): no lead line repeating the heading, no "Refused at …", no "the branch stays …".
+    assert 'class="next-move"' not in refusal and 'class="small muted refused-when"' not in refusal
+    assert "The branch stays at this step" not in node and "normally resends the step" not in refusal
     assert refusal.split('class="blocked-more')[0].count("list of changed files") == 1
     assert "Agent&#x27;s move · Refused · to resend" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
@@ -226,7 +229,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Refused · to resend</span>' in node
-    assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
+    assert "Agent&#x27;s answer: none accepted yet." in node and "for the reason shown above" not in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the resume message</button>") == 1

@@ -400,3 +400,19 @@ def test_folds_come_in_two_weights_the_actions_bold_the_explanations_quiet_and_l
     reply = sections(page(client, f"/nodes/{node_id_of(waiting.answer)}/"))["resume-here"]
     assert '<details class="panel-more fold-quiet" id="resume-why"><summary>Why</summary>' in reply
     assert reply.index("copy-button") < reply.index('id="resume-why"')
+
+
+def test_a_checkpoint_saved_during_a_step_is_its_own_card_not_its_answer_nor_its_next_step(client, service_catalog):
+    from tests.support.sample_session import two_runs_one_forked_twice
+
+    built = two_runs_one_forked_twice()
+    # Step 7: the agent saved a checkpoint during it, then answered it from the checkpoint's node.
+    text = page(client, f"/nodes/{node_id_of(built.answers[6])}/")
+    card = between(text, 'id="checkpoints"', "</section>")
+    assert ">Checkpoint saved during this step</h2>" in card and "Checkpoint: halfway." in card
+    assert ">This step from the checkpoint on →</a>" in card
+    # friction62b 3: not under Answer, whose line says where the answer is, and no "Next step" naming the step.
+    answer = between(text, 'id="recorded-title"', "</section>")
+    assert "halfway" not in answer and "Checkpoint" not in answer
+    assert "Answered after the checkpoint below: its page holds the answer." in answer
+    assert 'id="branches-title"' not in text and ">checkpoint</span>" not in text
