@@ -162,7 +162,9 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
     # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
-    expect(refusal.locator(".verdict")).to_have_text("Refused: the agent normally resends this step by itself; nothing for you to do now.")
+    expect(refusal.locator(".verdict")).to_have_text(
+        "Refused: the agent normally resends this step by itself; nothing for you to do now."
+    )
     # The refusal said once (friction62b 7): the heading, then the countdown; not a lead line, nor "the branch
     # stays at this step until…" under it.
     expect(refusal.locator(".next-move")).to_have_count(0)
