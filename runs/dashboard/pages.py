@@ -119,6 +119,11 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # name in the head, not a card.
         "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
         "went_on_words": step_state.went_on_words(went_on),
+        # Where branches went on past this step, one card under the head holds their next steps too, named by
+        # branch, and no "Next step" card below (friction62a 4).
+        "where_it_went": step_state.WHERE_IT_WENT
+        if went_on and not (len(went_on) == 1 and node.run.branch_count == 1)
+        else "",
         # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
         "blocked_message": (
             agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None

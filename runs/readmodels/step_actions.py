@@ -437,11 +437,11 @@ def recap_shown(entries: list[Any], actions: StepActions) -> list[Any]:
 def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> str:
     """Where the run is now, after this done step: "the run is now at step 3 of 5" (the branch named where the
     run has several); with several branches through it, that they went on (listed on the page)."""
-    if not went_on:
-        return ""
     if len(went_on) != 1:
-        # The list is the "On branches" card under the page's head, at both sizes (r59: it said "above").
-        return "the run went on from this step along several branches (listed below)"
+        # Several: the "Where it went" card right under the page's head names each branch's next step and where
+        # it stands (friction62a 4: "along several branches (listed below)" above a card that listed one next
+        # step said it twice, and promised more than it showed).
+        return ""
     went = went_on[0]
     who = f"branch {went.number}" if several else "the run"
     if went.status == "complete":

@@ -49,15 +49,20 @@ def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
     return [o for o in node.on_branches if o.number != waiting]
 
 
+# The card of the branches that went on past a step: its next step on each, then where each stands now, in one
+# card (friction62a 4: "On branches 1 and 2", then a "Next step" card, each said where the run went, apart).
+WHERE_IT_WENT = "Where it went"
+
+
 def went_on_words(went: list[BranchOutcomeEntry]) -> str:
-    """The caption over those branches, naming them (the step may be on one more, the pill's):
-    "Where branch 2 went on from this step, and how it stands now:"."""
+    """The caption over those branches' latest steps, naming them (the step may be on one more, the pill's):
+    "Branch 2 now:", "Branches 1 and 2 now:"; the card's next steps above it say where they went from here."""
     numbers = [str(o.number) for o in went]
     if not numbers:
         return ""
     if len(numbers) == 1:
-        return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
-    return f"Where branches {listing.joined(numbers)} went on from this step, and how they stand now:"
+        return f"Branch {numbers[0]} now:"
+    return f"Branches {listing.joined(numbers)} now:"
 
 
 # What a step's Answer section says while it holds nothing, by the step's state: the answer is the agent's, so

@@ -102,13 +102,15 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The node the fork grew from is on branch 1: branch 2 answered its step again, its own copy of it (r59).
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branch 1")
+    # Where branch 1 went from here, its next step and where it stands now, in one card (friction62a 4).
+    expect(page.locator("#node-branch-title")).to_have_text("Where it went")
+    expect(page.locator("#where-next > li")).to_have_count(1)
     # Branch 2's answer to this step, and where it went on, are in the redo card (friction61a 1).
     expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
-    expect(page.locator("#branches-title")).to_have_text("Next step")
+    expect(page.locator("#branches-title")).to_have_count(0)
     # Only branch 1 went on from this step's card; branch 2, from its own redo, stands with the run's other
     # branches (friction60a 2: it was listed as having gone on from here).
-    expect(page.locator("#node-went-on")).to_have_text("Where branch 1 went on from this step, and how it stands now:")
+    expect(page.locator("#node-went-on")).to_have_text("Branch 1 now:")
     expect(page.locator("#node-branch .branch-callouts")).to_contain_text("Branch 2 · ")
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")

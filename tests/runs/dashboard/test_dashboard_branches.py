@@ -102,13 +102,14 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
     # Branch 2 has its own copy of the step: said once, in the redo card, not in the heading too (friction61b 7).
-    assert ">On branch 1</" in fork and "(redo on branch 2)" not in fork
+    # Where branch 1 went from here, one card (friction62a 4).
+    assert '<h2 id="node-branch-title">Where it went</h2>' in fork and "(redo on branch 2)" not in fork
     assert '<h2 id="redos-title">Redo on branch 2</h2>' in fork
     # Branch 2 grew from its own redo of this step: not among the branches that went on from here, but the
     # run's other branches (friction60a 2).
-    assert "Where branch 1 went on from this step" in fork and "Other branches of this run" in fork
+    assert "Branch 1 now:" in fork and "Other branches of this run" in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
-    assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
+    assert '<h2 id="node-branch-title">Where it went</h2>' in first and "Branches 1 and 2 now:" in first
 
     newest = html_of(client, f"/runs/{review.run_id}/")
     assert "↺ redone here; branch 1 had answered: &#x27;Did list-changed-files.&#x27; →" in newest

@@ -61,7 +61,8 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     # Two branches went on from the shared first step: both named, no one link.
     # No "Resume here" where nothing resumes (friction15): one line in the page's head says where the run is.
     assert first.resume is None and not first.resume_shown and not first.message and first.fork_message
-    assert first.now_at == "the run went on from this step along several branches (listed below)"
+    # friction62a 4: no "along several branches (listed below)": the "Where it went" card under the head says it.
+    assert first.now_at == ""
     assert first.latest == ""
     # The message way is offered here: the lead names both, the fold says when each records the branch.
     # The new branch named by its number, the next after the run's two (friction25a 1, 25b 1).
