@@ -102,7 +102,9 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the message for the agent" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
-    assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
+    assert (
+        page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</span>")
+    )
     # The to-dos in order, numbered: stop the replaced branch's agent, then the message (friction25a 5).
     assert (
         '<ol class="handover-steps" id="handover-steps"><li>In branch 1\'s chat, tell its agent to stop.</li>'

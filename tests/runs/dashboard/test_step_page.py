@@ -80,7 +80,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # Nothing resumes from a step the run went on from: no "Resume here" (friction15), one muted line in the head
     # says where the run is now, linking its latest step.
     assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
-    assert text.count(">Branch from here</h2>") == 1
+    assert text.count(">Branch from here</span>") == 1
     now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
     assert now_at == f'<a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
     assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
@@ -110,7 +110,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert form.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
     assert branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or new inputs.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or new inputs.</span>' in branch
     assert 'id="branch-inputs"><span id="branch-inputs-title">Inputs now:</span><dl class="inputs-list"' in branch
     # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
     # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
@@ -131,7 +131,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
     # "with new inputs", the fold why.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with new inputs.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with new inputs.</span>' in branch
     assert "this branch is kept" not in branch and "will read Replaced" not in branch  # friction25a 1, 25b 1
     assert "This branch is still at this step: going on with the same inputs is resuming it" in branch
 
@@ -351,12 +351,11 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         # (on a branch left behind both came after the answer).
         places = [text.index(f'id="{id_}"') for id_ in ("resume-here", "prompt-card", "recorded-title", "branch-here")]
         assert places == sorted(places), (state, places)
-        # Beside a confirmation (issue 32), and while the agent has the move (friction59a 9), "Branch from here" is
-        # one quiet closed fold, not a section.
+        # In every state (friction62a 6: a card on done, stalled and left-behind pages), "Branch from here" is one
+        # quiet closed fold, not a section (issue 32, friction59a 9), its summary saying when to use it.
         folded_branch = '<details class="step-actions branch-folded fold-quiet" id="branch-here">'
-        quiet = state in ("confirm", "running", "refused")
-        assert (folded_branch in text) == quiet, state
-        assert ('<h2 id="branch-title">' in text) == (not quiet), state
+        assert folded_branch in text and '<h2 id="branch-title">' not in text, state
+        assert '<span class="sep"> · </span><span id="branch-what">' in text, state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
         # The folded "Resume here" says its own condition; no line over it says it again (friction59 S).
         assert "If the agent does not resend it" not in text, state
