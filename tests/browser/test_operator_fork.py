@@ -81,6 +81,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#branch-inputs dt").first).to_have_text("service")
         expect(page.locator("#branch-inputs dd").first).to_have_text("billing")
         expect(edited).to_have_attribute("aria-expanded", "false")
+        page.locator("#branch-here > summary").click()  # one quiet fold in every state (friction62a 6)
         page.locator("#fork-details > summary").click()
         expect(edited).to_have_attribute("aria-expanded", "true")
         # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
