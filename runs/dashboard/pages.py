@@ -108,6 +108,10 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # The answer that started each redo branch, said in the redo card with where it went on (friction61a 1).
         "redo_answers": run_view.redo_answers(node, named),
         "recorded_here": run_view.recorded_with_branches(node, named),
+        # The checkpoints saved during the step, in their own card, neither an answer nor a next step.
+        "checkpoints_here": run_view.checkpoints_here(node),
+        "checkpoints_title": run_view.checkpoints_words(run_view.checkpoints_here(node)),
+        "after_checkpoint": run_view.AFTER_CHECKPOINT,
         # What the Answer section says while it holds nothing: the agent's answer, not yet sent, and why.
         "no_answer": step_state.no_answer(node, step),
         "next_vias": {entry.via for entry in node.branches},
@@ -117,6 +121,11 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # name in the head, not a card.
         "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
         "went_on_words": step_state.went_on_words(went_on),
+        # Where branches went on past this step, one card under the head holds their next steps too, named by
+        # branch, and no "Next step" card below (friction62a 4).
+        "where_it_went": step_state.WHERE_IT_WENT
+        if went_on and not (len(went_on) == 1 and node.run.branch_count == 1)
+        else "",
         # The refusal's message gives the agent the refused step again (as the run page's blocked panel does).
         "blocked_message": (
             agent_message.at_node(node.blocked.node_id, node.place, node.title) if node.blocked else None

@@ -911,6 +911,10 @@ class BlockedGuide:
     # Where the lead starts with a verdict of its own, that verdict, said in bold before the lead's regular
     # words (friction25b 18: two lines of bold); "" where the lead is one plain line.
     lead_verdict: str = ""
+    # The heading says the refusal whole (whose move, what happens, since when): a step's page, which shows the
+    # heading, says no line of it again under it (friction62b 7: the refusal said three or four times there). The
+    # run page shows no heading (its card's status line says it), so it keeps the lead.
+    heading_whole: bool = False
 
     @property
     def tone(self) -> states.Tone:
@@ -930,6 +934,11 @@ TURNS = Timed("It becomes your move ", f"{IF_NO_RETRY}.", "in")
 # The title of the fold that holds a refused step's resume message while the agent is to resend it: the step
 # page's own, "Resume here · only if the agent stopped" (friction60a 13: one action, one label on both pages).
 IF_STOPPED_FOLD = f"{actions.section('resume')} · only if the agent stopped"
+
+
+# The heading's first word, while the agent is to resend (its pill's word, states.py).
+REFUSED = "Refused"
+REFUSED_FOR_NOW = "Refused for now"
 
 
 def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = None) -> BlockedGuide:
@@ -957,11 +966,14 @@ def blocked_guide(entry: BlockedStep, cutoff: datetime, now: datetime | None = N
     turns_at = hand_over_at(entry.last_refused_at)
     if entry.whose_move == "delegations":
         lead = "The agent resends the step by itself once its delegated runs finish: nothing for you to do now."
+        # A step's page says it in one sentence, the heading (heading_whole), the countdown under it.
+        heading = f"{REFUSED_FOR_NOW}: the agent resends this step by itself once its delegated runs finish."
     else:
         lead = "The agent was told what to fix and normally resends the step by itself: nothing for you to do now."
+        heading = f"{REFUSED}: the agent normally resends this step by itself; nothing for you to do now."
     # The moment the move turns to the person lies ahead: said as what will happen then, not as "your move
     # from" a time still to come, which the eighth reviewer read as a clock gone wrong; in a line of its own
     # over the fold (turns_around), not in the fold's title (friction29a 7: a condition, what the fold holds
     # and a countdown in one clickable line). Not a question (friction22a B1: "Agent stopped? …" was one more
     # name for resuming): the title names what it holds, then when it is for.
-    return BlockedGuide(move, blocked.panel_verdict(entry), lead, IF_STOPPED_FOLD, turns_at)
+    return BlockedGuide(move, heading, lead, IF_STOPPED_FOLD, turns_at, heading_whole=True)

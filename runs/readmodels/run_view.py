@@ -719,7 +719,27 @@ def redos_apart(named: list[NextStep]) -> tuple[list[NextStep], list[NextStep]]:
     or answered again by the agent after a rewind. Either is drawn by the graph as its branch's own card, not a
     step after this one (friction60a 2: REL-7's "Branch 2 · Prepare · step 1 of 5, started by hand" under
     Prepare's "Next steps"; friction61a 1: "Branch 3 · Review api", which follows branch 3's redone card)."""
-    return [s for s in named if not s.redo], [s for s in named if s.redo]
+    # A checkpoint saved during the step is neither: the step goes on after it, and the page says it in its own
+    # card (checkpoints_here; friction62b 3: "Next step … · checkpoint" named the page's own step).
+    return [s for s in named if not s.redo and s.entry.via != "checkpoint"], [s for s in named if s.redo]
+
+
+def checkpoints_here(node: NodeDetail) -> list[StepEntry]:
+    """The checkpoints the agent saved during this step, oldest first: notes kept on the way, not an answer
+    (friction62b 3: one was shown under "Answer" on a step never answered)."""
+    return [entry for entry in node.recorded if entry.kind == "checkpoint"]
+
+
+def checkpoints_words(saved: list[StepEntry]) -> str:
+    """The checkpoint card's title: "Checkpoint saved during this step", "2 checkpoints saved during this step"."""
+    if len(saved) == 1:
+        return "Checkpoint saved during this step"
+    return f"{len(saved)} checkpoints saved during this step"
+
+
+# The checkpoint's own page: the same step, from the checkpoint on (where it resumes or went on from), named as
+# such, not as a next step (friction62b 3).
+AFTER_CHECKPOINT = "This step from the checkpoint on"
 
 
 def redo_answers(node: NodeDetail, named: list[NextStep]) -> dict[str, StepEntry]:
@@ -762,7 +782,8 @@ def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None
     }
     # A redo's answer is said in its redo card (redo_answers), once.
     redos = {step.entry.node_id for step in named or [] if step.redo}
-    recorded = [entry for entry in node.recorded if entry.child_id not in redos]
+    # A checkpoint is not an answer: it has its own card (checkpoints_here).
+    recorded = [entry for entry in node.recorded if entry.child_id not in redos and entry.kind != "checkpoint"]
     labels = [went_on_as.get(entry.child_id) if entry.child_id else None for entry in recorded]
     if len({label for label in labels if label is not None}) < 2:
         return [(entry, None) for entry in recorded]

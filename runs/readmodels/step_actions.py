@@ -29,8 +29,9 @@ this page holds none).
 
 Issue 32: one order in every state: "Resume here" right under the step's status, before the prompt, "Branch from
 here" after the step's answer. While the agent has the move, "Resume here" is a quiet fold (small and grey, not a
-section heading: it read as the page's main action); beside a confirmation, "Branch from here" is one too
-(`branch_folded`).
+section heading: it read as the page's main action). "Branch from here" is one quiet closed fold in every state,
+its one line (`branch_lead`) in its summary: when to use it (friction62a 6: a fold on some pages, a card on others;
+a card offered it "too easily" on a step the agent still works on, friction59a 9).
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ BRANCH_LEAD = "Redo this step as a new branch{new}, with the same or new inputs.
 BRANCH_LEAD_CHANGED = "Redo this step as a new branch{new}, with new inputs."
 # At a refusal, what branching is for there, before the same words.
 PAST_REFUSAL = "Another way past the refusal:"
+# Beside a confirmation, why branch rather than reply (friction62a 6: it was unclear why one would): the replies
+# ask the agent to go on or to change its work; a branch starts the step over with other inputs.
+NOT_A_REPLY = "Not a reply:"
 HOW_BRANCHING = "How branching works"
 # The fold's lines: what inputs are, then when each way records the branch.
 INPUTS_ARE = "The inputs are the step's context: the values the workflow gave the agent for it."
@@ -180,14 +184,6 @@ class StepActions:
         read as "lower"). How loud it is follows whose move it is (`folded`: a quiet fold while the agent's)."""
         return self.resume_shown
 
-    @property
-    def branch_folded(self) -> bool:
-        """ "Branch from here" is one quiet closed fold, not a section: beside a confirmation, where the person is
-        about to say yes or no to the step, redoing it is a distraction (issue 32), reachable but not offered; and
-        while the agent has the move (working on the step, or to resend it: `folded`), where a redo would set its
-        work aside (friction59a 9: offered "too easily" on a step the agent is still working on)."""
-        return self.resume == "confirm" or self.folded
-
 
 NONE = StepActions()
 
@@ -212,7 +208,8 @@ def of_step(
     # The new branch's number: the next after the run's branches (branches are numbered in the order they start).
     redo = actions.redo_title()
     lead = (BRANCH_LEAD if same else BRANCH_LEAD_CHANGED).format(new=f" (branch {node.run.branch_count + 1})")
-    branch_lead = f"{PAST_REFUSAL} {lead[:1].lower()}{lead[1:]}" if node.blocked is not None else lead
+    before = PAST_REFUSAL if node.blocked is not None else NOT_A_REPLY if step.state == "needs_you" else ""
+    branch_lead = f"{before} {lead[:1].lower()}{lead[1:]}" if before else lead
     # The run's other branches an agent works on, read once for the warning and a branch left behind's line.
     elsewhere = _at_work_elsewhere(node, step)
     found = _of_step(node, step, went_on, at_work, branch_lead, elsewhere)
@@ -256,6 +253,10 @@ def _of_step(
         # The run went on from this step: the branch carries on at its latest step, not here (no "Resume here");
         # acknowledging this step's token again starts a new branch (actions.py: fork).
         carrying = went_on or ([step.waiting_on] if step.waiting_on is not None else [])
+        # Its branch still at this very step (a checkpoint saved during it, or a hand-started branch at its latest
+        # step): "branch 1 is now at" would name, and link, this page's own step (friction62b 3).
+        if not went_on:
+            carrying = []
         latest = _latest(carrying)
         return StepActions(
             latest=latest,
@@ -434,8 +435,10 @@ def _now_at(went_on: list[BranchOutcomeEntry], several: bool, latest: str) -> st
     """Where the run is now, after this done step: "the run is now at step 3 of 5" (the branch named where the
     run has several); with several branches through it, that they went on (listed on the page)."""
     if len(went_on) != 1:
-        # The list is the "On branches" card under the page's head, at both sizes (r59: it said "above").
-        return "the run went on from this step along several branches (listed below)"
+        # Several: the "Where it went" card right under the page's head names each branch's next step and where
+        # it stands (friction62a 4: "along several branches (listed below)" above a card that listed one next
+        # step said it twice, and promised more than it showed).
+        return ""
     went = went_on[0]
     who = f"branch {went.number}" if several else "the run"
     if went.status == "complete":

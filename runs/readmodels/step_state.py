@@ -49,15 +49,20 @@ def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
     return [o for o in node.on_branches if o.number != waiting]
 
 
+# The card of the branches that went on past a step: its next step on each, then where each stands now, in one
+# card (friction62a 4: "On branches 1 and 2", then a "Next step" card, each said where the run went, apart).
+WHERE_IT_WENT = "Where it went"
+
+
 def went_on_words(went: list[BranchOutcomeEntry]) -> str:
-    """The caption over those branches, naming them (the step may be on one more, the pill's):
-    "Where branch 2 went on from this step, and how it stands now:"."""
+    """The caption over those branches' latest steps, naming them (the step may be on one more, the pill's):
+    "Branch 2 now:", "Branches 1 and 2 now:"; the card's next steps above it say where they went from here."""
     numbers = [str(o.number) for o in went]
     if not numbers:
         return ""
     if len(numbers) == 1:
-        return f"Where branch {numbers[0]} went on from this step, and how it stands now:"
-    return f"Where branches {listing.joined(numbers)} went on from this step, and how they stand now:"
+        return f"Branch {numbers[0]} now:"
+    return f"Branches {listing.joined(numbers)} now:"
 
 
 # What a step's Answer section says while it holds nothing, by the step's state: the answer is the agent's, so
@@ -70,8 +75,12 @@ NO_ANSWER: dict[StateName, str] = {
     # friction60a 11: "not sent yet" promised an answer on a branch no agent works on.
     "left_behind": "Not answered: this branch was left behind.",
 }
-REFUSED = "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
+# friction62b 7: the refusal is the panel's, said once there; this line only says the Answer card is empty.
+REFUSED = "Agent's answer: none accepted yet."
 ENDS_HERE = "Nothing: the branch ends here."
+# A done step whose answer came after a checkpoint saved during it: the answer is at the checkpoint's node, whose
+# page the checkpoint card links (friction62b 3: the checkpoint stood in the answer's place).
+AFTER_CHECKPOINT = "Answered after the checkpoint below: its page holds the answer."
 
 
 def no_answer(node: NodeDetail, step: StepState) -> str:
@@ -81,6 +90,8 @@ def no_answer(node: NodeDetail, step: StepState) -> str:
         return REFUSED
     if node.is_complete:
         return ENDS_HERE
+    if step.state == "done" and any(entry.kind == "checkpoint" for entry in node.recorded):
+        return AFTER_CHECKPOINT
     if node.run.status == "canceled":
         return ""
     return NO_ANSWER.get(step.state, NOT_SENT)

@@ -102,13 +102,15 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
 
     # The node the fork grew from is on branch 1: branch 2 answered its step again, its own copy of it (r59).
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
-    expect(page.locator("#node-branch-title")).to_have_text("On branch 1")
+    # Where branch 1 went from here, its next step and where it stands now, in one card (friction62a 4).
+    expect(page.locator("#node-branch-title")).to_have_text("Where it went")
+    expect(page.locator("#where-next > li")).to_have_count(1)
     # Branch 2's answer to this step, and where it went on, are in the redo card (friction61a 1).
     expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
-    expect(page.locator("#branches-title")).to_have_text("Next step")
+    expect(page.locator("#branches-title")).to_have_count(0)
     # Only branch 1 went on from this step's card; branch 2, from its own redo, stands with the run's other
     # branches (friction60a 2: it was listed as having gone on from here).
-    expect(page.locator("#node-went-on")).to_have_text("Where branch 1 went on from this step, and how it stands now:")
+    expect(page.locator("#node-went-on")).to_have_text("Branch 1 now:")
     expect(page.locator("#node-branch .branch-callouts")).to_contain_text("Branch 2 · ")
     screenshot(page, "issue20-node-fork-point")
     page.wait_for_load_state("networkidle")
@@ -162,14 +164,19 @@ def test_a_blocked_run_says_why_what_to_resend_and_since_when(page, console_log,
     # The node page shows the same panel inline (what is wrong, for the agent), with no link back to itself.
     refusal = page.locator("#node-refusal .blocked-panel")
     # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
-    expect(refusal.locator(".verdict")).to_have_text("Refused: the agent must resend this step.")
+    expect(refusal.locator(".verdict")).to_have_text(
+        "Refused: the agent normally resends this step by itself; nothing for you to do now."
+    )
+    # The refusal said once (friction62b 7): the heading, then the countdown; not a lead line, nor "the branch
+    # stays at this step until…" under it.
+    expect(refusal.locator(".next-move")).to_have_count(0)
+    expect(refusal).not_to_contain_text("The branch stays at this step")
+    assert refusal.inner_text().count("nothing for you to do") == 1
     expect(refusal.locator(".blocked-issues")).to_contain_text("the list of changed files")
     assert refusal.inner_text().count("list of changed files") == 1
     expect(refusal.locator(".blocked-more .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(refusal.get_by_role("link", name=re.compile("Open the refused step's page"))).to_have_count(0)
-    expect(page.locator("#recorded-title + ol")).to_contain_text(
-        "Nothing accepted yet: the agent's answer was refused, for the reason shown above."
-    )
+    expect(page.locator("#recorded-title + ol")).to_have_text("Agent's answer: none accepted yet.")
     screenshot(page, "issue20-node-blocked")
     page.wait_for_load_state("networkidle")
     console_log.assert_clean()

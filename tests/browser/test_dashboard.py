@@ -170,6 +170,7 @@ def test_the_copy_button_copies_the_message_for_the_agent(page, console_log, sit
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     second = Node.objects.filter(run__public_id=built.review_run, depth=1).get()
     page.goto(f"{site}/nodes/{second.public_id}/")
+    page.locator("#branch-here > summary").click()  # "Branch from here": one quiet fold (friction62a 6)
     page.locator("details.resume-message > summary").first.click()  # a done step: "Redo with the same inputs", folded
     message = page.locator("#node-message").inner_text().strip()
     token = page.locator("#state-token").text_content().strip()  # folded, for the API

@@ -782,12 +782,15 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     sized_page.goto(f"{site}/nodes/{record.public_id}/")
     expect(sized_page.locator("h1")).to_have_text("Record the Changed Files")
     # The redo is said once, in its own card (friction61b 7: "(redo on branch 3)" in the heading too).
-    expect(sized_page.locator("#node-branch-title")).to_have_text("On branches 1 and 2")
+    # One card says where the run went from here (friction62a 4: "On branches 1 and 2" and "Next step", apart,
+    # under a head that promised "several branches" and a card that listed one next step).
+    where = sized_page.locator("#node-branch")
+    expect(sized_page.locator("#node-branch-title")).to_have_text("Where it went")
+    # The one next step, shared by branches 1 and 2, named as such, as the graph names the card.
+    expect(where.locator("#where-next > li h3")).to_have_text([re.compile(r"^Branches 1-2 · Review api")])
     # Only the branches that pass through this step's card went on from it: branch 3 came from its own redo
     # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"); it stands with the other branches.
-    expect(sized_page.locator("#node-went-on")).to_have_text(
-        "Where branches 1 and 2 went on from this step, and how they stand now:"
-    )
+    expect(sized_page.locator("#node-went-on")).to_have_text("Branches 1 and 2 now:")
     expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(2)
     # Every branch row says when it last moved, those that went on from here as the run's other branches do
     # (friction62b 14: "· just now" on branch 3's row, none on branch 2's).
@@ -801,20 +804,17 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     answers = sized_page.locator("section[aria-labelledby=recorded-title]")
     expect(answers.locator("h2")).to_have_text("Answer")
     expect(answers).not_to_contain_text("A second look after a rewind.")
-    expect(sized_page.locator("#branches-title")).to_have_text("Next step")
-    nexts = sized_page.locator("section[aria-labelledby=branches-title] ol.next-nodes > li")
-    expect(nexts.locator("h3")).to_have_text([re.compile(r"^Review api")])
-    expect(nexts.locator(".answer-preview")).to_have_count(0)  # the answer is the card above, not quoted again
+    expect(sized_page.locator("#branches-title")).to_have_count(0)  # no second card of next steps
+    expect(where.locator(".answer-preview")).to_have_count(0)  # the answer is its own card, not quoted again
     expect(sized_page.locator("#redos-title")).to_have_text("Redo on branch 3")
     redo = sized_page.locator("#redos li.redo-answered")
     expect(redo.locator("h3")).to_have_text("Its answer")
     expect(redo).to_contain_text("A second look after a rewind.")
     expect(redo.locator(".redo-then a").first).to_have_text(re.compile(r"^Review api"))
-    # "listed below": the list of branches stands under the line that points to it, at both sizes.
-    now_at, listed = sized_page.locator("#now-at"), sized_page.locator("#node-branch ul.node-branches")
-    expect(now_at).to_have_text("the run went on from this step along several branches (listed below)")
-    line, box = now_at.bounding_box(), listed.bounding_box()
-    assert line and box and box["y"] >= line["y"] + line["height"]
+    # The head says no "several branches (listed below)": the card right under it says where (friction62a 4).
+    expect(sized_page.locator("#now-at")).to_have_count(0)
+    head, box = sized_page.locator(".page-head").bounding_box(), where.bounding_box()
+    assert head and box and box["y"] >= head["y"] + head["height"]
     keep_screenshot(sized_page, "node-fork-point-branches")
     console_log.assert_clean()
 

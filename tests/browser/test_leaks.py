@@ -152,7 +152,7 @@ def test_a_node_page_names_nodes_by_their_step_with_one_short_id_length(page, li
     assert not re.search(r"\b\d{12,}\b", text), "a full node id in the page's text"
     assert "then pending" not in text and "Branches from this node" not in text
     assert not re.search(r"\b\d{8,}\b", text), "a node id in the page's text: the title attribute has it"
-    expect(page.locator("#branches-title")).to_have_text("Next step")
+    expect(page.locator("#node-branch-title")).to_have_text("Where it went")  # its next step in it (friction62a 4)
     # Its changed files as the run page's table, the JSON the agent sent in a closed drawer (friction7 item 8).
     recorded = page.locator("section[aria-labelledby=recorded-title]")
     expect(recorded.locator("table.changed-files").first).to_be_visible()

@@ -81,6 +81,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#branch-inputs dt").first).to_have_text("service")
         expect(page.locator("#branch-inputs dd").first).to_have_text("billing")
         expect(edited).to_have_attribute("aria-expanded", "false")
+        page.locator("#branch-here > summary").click()  # one quiet fold in every state (friction62a 6)
         page.locator("#fork-details > summary").click()
         expect(edited).to_have_attribute("aria-expanded", "true")
         # One row per value; the JSON, which the form sends, the other side of "Edit as: Rows | JSON" (friction22a B4).
@@ -287,13 +288,14 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         page.goto(f"{site}/nodes/{root_node}/")
         # A branch started by hand here redoes this step: said apart from the step after it, in the words the
         # graph's page uses for every redo (friction60a 2: it was listed under "Next steps").
-        expect(page.locator("#branches-title")).to_have_text("Next step")
-        expect(page.locator("#branches-title + p + ol > li")).to_have_count(1)
+        # Where it went, one card: its one next step (friction62a 4).
+        expect(page.locator("#node-branch-title")).to_have_text("Where it went")
+        expect(page.locator("#where-next > li")).to_have_count(1)
         expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
         expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
         # Drawn beside this step, not under it, branch 2 does not pass through this step's card: the page says so
         # as the graph draws it (r61: "On branches 1 and 2" beside a graph of branch 2 growing from the start).
-        expect(page.locator("#node-branch-title")).to_have_text("On branch 1")
+        expect(page.locator("#node-went-on")).to_have_text("Branch 1 now:")
         expect(page.locator("body")).not_to_contain_text("along several branches")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")

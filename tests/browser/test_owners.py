@@ -57,7 +57,19 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
 
     page.goto(f"{site}/nodes/{team.answered_node}/")
     expect(page.locator("#recorded-title")).to_be_visible()
-    expect(page.get_by_text("by alice (HTTP API)")).to_have_count(2)  # the checkpoint, its node
+    # The checkpoint saved during the step is its own card (friction62b 3): not under Answer, not a next step,
+    # and the head does not link this step as where its branch "is now".
+    checkpoint = page.locator("#checkpoints")
+    expect(checkpoint.locator("h2")).to_have_text("Checkpoint saved during this step")
+    expect(checkpoint).to_contain_text("Half way through.")
+    expect(checkpoint.locator(".by")).to_have_text("by alice (HTTP API)")
+    expect(page.get_by_text("by alice (HTTP API)")).to_have_count(1)
+    expect(page.locator("#recorded-title + ol")).not_to_contain_text("Checkpoint")
+    expect(page.locator("#recorded-title + ol")).not_to_contain_text("Half way through.")
+    expect(page.locator("#branches-title")).to_have_count(0)
+    expect(page.locator("#now-at")).to_have_count(0)
+    expect(checkpoint.locator(".after-checkpoint a")).to_have_text("This step from the checkpoint on →")
+    expect(page.locator(f'a[href="/nodes/{team.answered_node}/"]')).to_have_count(0)  # nothing links the page
     expect(page.locator(".next-nodes .by", has_text="by bob (dashboard)")).to_be_visible()
     screenshot(page, "owners-node")
 

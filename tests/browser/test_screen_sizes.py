@@ -447,7 +447,9 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # The refused step's page shows the refusal itself, right under its head: what is wrong, in view, and
     # for the agent; no link away to a panel elsewhere.
     expect(sized_page.locator("#step-state")).to_have_text("Agent's move · Retrying")
-    expect(sized_page.locator("#node-refusal .verdict")).to_contain_text("Refused: the agent must resend this step")
+    expect(sized_page.locator("#node-refusal .verdict")).to_contain_text(
+        "Refused: the agent normally resends this step by itself"
+    )
     expect(sized_page.locator("#node-refusal .blocked-issues li").first).to_be_visible()
     expect(sized_page.locator("#node-refusal .issue-codes")).to_contain_text("ARTIFACT_MISSING")  # folded
     expect(sized_page.locator("#node-refusal .verdict")).to_be_in_viewport()

@@ -102,13 +102,14 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     review = forked_review()
     fork = html_of(client, f"/nodes/{node_id_of(review.answers[1])}/")
     # Branch 2 has its own copy of the step: said once, in the redo card, not in the heading too (friction61b 7).
-    assert ">On branch 1</" in fork and "(redo on branch 2)" not in fork
+    # Where branch 1 went from here, one card (friction62a 4).
+    assert '<h2 id="node-branch-title">Where it went</h2>' in fork and "(redo on branch 2)" not in fork
     assert '<h2 id="redos-title">Redo on branch 2</h2>' in fork
     # Branch 2 grew from its own redo of this step: not among the branches that went on from here, but the
     # run's other branches (friction60a 2).
-    assert "Where branch 1 went on from this step" in fork and "Other branches of this run" in fork
+    assert "Branch 1 now:" in fork and "Other branches of this run" in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
-    assert "On branches 1 and 2 (shared by branches 1 and 2)" in first
+    assert '<h2 id="node-branch-title">Where it went</h2>' in first and "Branches 1 and 2 now:" in first
 
     newest = html_of(client, f"/runs/{review.run_id}/")
     assert "↺ redone here; branch 1 had answered: &#x27;Did list-changed-files.&#x27; →" in newest
@@ -219,7 +220,10 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     # "Refused", never "Blocked" (friction19a 1, 28a 2): its pill says "Retrying" while the agent is to
     # resend it.
     # What it takes said once, by "Why it was refused" under the verdict (friction61a 5, 61b 14).
-    assert "Refused: the agent must resend this step.</span>" in refusal
+    assert "Refused: the agent normally resends this step by itself; nothing for you to do now.</span>" in refusal
+    # Said once (friction62b 7): no lead line repeating the heading, no "Refused at …", no "the branch stays …".
+    assert 'class="next-move"' not in refusal and 'class="small muted refused-when"' not in refusal
+    assert "The branch stays at this step" not in node and "normally resends the step" not in refusal
     assert refusal.split('class="blocked-more')[0].count("list of changed files") == 1
     assert "Agent&#x27;s move · Retrying" in node and "Blocked" not in refusal
     # On a step's page the panel keeps its own fold: the page has no run facts to share it. One "Details" fold,
@@ -234,7 +238,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
     assert 'id="step-state">Agent&#x27;s move · Retrying</span>' in node
-    assert "Nothing accepted yet: the agent&#x27;s answer was refused, for the reason shown above." in node
+    assert "Agent&#x27;s answer: none accepted yet." in node and "for the reason shown above" not in node
     assert "see above" not in node and "Nothing recorded on this node yet" not in node
     # One entry for the message on the page (friction16): "Resume here"'s, not also the refusal panel's.
     assert node.count("Copy the resume message</button>") == 1

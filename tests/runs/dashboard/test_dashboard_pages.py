@@ -306,11 +306,16 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     token = re.search(r'id="state-token" class="wrap">(st1_[\w-]+)</pre>', node).group(1)
     message = between(node, 'id="node-message">', "</pre>").removeprefix('id="node-message">')
     assert message.startswith("Resume the WorkRail workflow: call continue_workflow with stateToken &quot;" + token)
-    heading = between(node, 'id="branches-title"', "</h2>")
+    heading = between(node, 'id="node-branch-title"', "</h2>")
     # Branches 1-2 went on along one answer: one next step. Branch 3 answered this step again (the graph draws it
     # as branch 3's own card): its answer and where it went on are in the redo card, not a step after this one
     # (friction61a 1: "Next steps: 2 steps on 3 branches, all 3 taken by the agent" listed "Branch 3").
-    assert heading.endswith(">Next step")
+    # One card says where it went (friction62a 4): the next step, shared by branches 1 and 2, named as such.
+    assert heading.endswith(">Where it went") and 'id="branches-title"' not in node
+    assert re.search(
+        r'id="where-next">\s*<li class="step">\s*<div class="step-head">\s*<h3><a href="/nodes/\d+/">Branches 1-2 · ',
+        node,
+    )
     assert between(node, 'id="redos-title"', "</h2>").endswith(">Redo on branch 3")
     redo = between(node, 'id="redos"', "</section>")
     assert "Its answer" in redo and "A second look after a rewind." in redo and "Then <a href=" in redo

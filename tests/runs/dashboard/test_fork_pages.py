@@ -102,7 +102,9 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # The stateToken in the message to copy and in the raw call behind its disclosure, not again under "Resume".
     assert page.count(call_token(page)) == 2 and "Copy the resume message" in page
     # The hand-over is what "Resume here" holds on the new branch's step; branching again is the next section.
-    assert page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</h2>")
+    assert (
+        page.index(">Resume here</h2>") < page.index('class="fork-handover"') < page.index(">Branch from here</span>")
+    )
     # The to-dos in order, numbered: stop the replaced branch's agent, then the message (friction25a 5).
     assert (
         '<ol class="handover-steps" id="handover-steps"><li>In branch 1\'s chat, tell its agent to stop.</li>'
@@ -141,11 +143,12 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     assert newest_other.status_code == 200
     assert "Production, not staging." not in other.content.decode()  # not on the original branch
     parent_page = client.get(f"/nodes/{root}/").content.decode()
-    heading = re.sub(r"<[^>]+>", "", between(parent_page, '<h2 id="branches-title">', "</h2>"))
-    assert " ".join(heading.split()) == "Next step"  # the redo is not a step after this one (friction60a 2)
+    # One card says where the run went from here (friction62a 4); the redo is not a step after this one
+    # (friction60a 2).
+    assert '<h2 id="node-branch-title">Where it went</h2>' in parent_page
     redos = between(parent_page, 'id="redos"', "</section>")
     assert '<h2 id="redos-title">Redo on branch 2</h2>' in redos and f'href="/nodes/{child.public_id}/"' in redos
-    assert f'href="/nodes/{child.public_id}/"' not in between(parent_page, 'id="branches-title"', "</section>")
+    assert f'href="/nodes/{child.public_id}/"' not in between(parent_page, 'id="where-next"', "</ol>")
     assert 'with edited inputs">started by hand</span>' in parent_page  # its meaning, its tooltip
 
 

@@ -40,12 +40,12 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     first = page(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert pill(first) == "done:Done"
     went_on = first.split('id="node-went-on"')[1].split("</ul>")[0]
-    assert "Where branches 1 and 2 went on from this step, and how they stand now:" in went_on
+    assert "Branches 1 and 2 now:" in went_on
     assert "state-running" in went_on and "state-done" in went_on
     # A step on the finished branch only: Done, and its branch's Done said as where the branch is now.
     later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
     assert pill(later) == "done:Done"
-    assert "Where branch 1 went on from this step, and how it stands now:" in later
+    assert "Branch 1 now:" in later
     assert '<span id="run-now" data-live-region="run-now"></span>' in later  # the card says it, with branch 2
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")
@@ -63,7 +63,8 @@ def test_the_next_step_is_linked_once_and_its_card_does_not_repeat_its_tag_in_th
     text = page(client, f"/nodes/{node.public_id}/")
     assert text.count(f'href="/nodes/{child.public_id}/"') == 1
     assert "led to" not in text
-    assert '<h2 id="branches-title">Next step</h2>' in text
+    # A run of several branches: the next step in the one "Where it went" card (friction62a 4), not a second card.
+    assert '<h2 id="node-branch-title">Where it went</h2>' in text and 'id="branches-title"' not in text
 
 
 def sections(text: str) -> dict[str, str]:
@@ -79,7 +80,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     # Nothing resumes from a step the run went on from: no "Resume here" (friction15), one muted line in the head
     # says where the run is now, linking its latest step.
     assert ">Resume here</h2>" not in text and 'id="resume-here"' not in text
-    assert text.count(">Branch from here</h2>") == 1
+    assert text.count(">Branch from here</span>") == 1
     now_at = text.split('<span class="muted small now-at" id="now-at">')[1].split("</span>")[0]
     assert now_at == f'<a href="/nodes/{review.done_tip}/">branch 1 went on to its end →</a>'
     assert head(text).index('id="step-state"') < head(text).index('id="now-at"')
@@ -109,7 +110,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert form.startswith("Branch 3 becomes the run&#x27;s line of work. Branch 2, where an agent works now,")
     assert branch.index('id="branch-warning"') < branch.index(">Preview the change</button>")
     # One lead line, its outcome; the step's inputs in one line, so "inputs" means something before the form.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or new inputs.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with the same or new inputs.</span>' in branch
     assert 'id="branch-inputs"><span id="branch-inputs-title">Inputs now:</span><dl class="inputs-list"' in branch
     # The mechanics under one closed fold, after the buttons: when each way records the branch (friction19a 9),
     # said once; no line sits between a button and what it opens, and no rule of which branch the run page shows.
@@ -130,7 +131,7 @@ def test_a_step_the_run_went_on_from_says_why_resume_here_is_empty_and_offers_bo
     assert "Redo with the same inputs" not in branch and 'id="fork-details"' in branch
     # Why the one way only (friction20a 3: the second button came and went without a word): the lead says
     # "with new inputs", the fold why.
-    assert 'id="branch-what">Redo this step as a new branch (branch 3), with new inputs.</p>' in branch
+    assert 'id="branch-what">Redo this step as a new branch (branch 3), with new inputs.</span>' in branch
     assert "this branch is kept" not in branch and "will read Replaced" not in branch  # friction25a 1, 25b 1
     assert "This branch is still at this step: going on with the same inputs is resuming it" in branch
 
@@ -350,12 +351,11 @@ def test_every_state_s_step_page_has_the_same_two_titles_and_no_fold_named_after
         # (on a branch left behind both came after the answer).
         places = [text.index(f'id="{id_}"') for id_ in ("resume-here", "prompt-card", "recorded-title", "branch-here")]
         assert places == sorted(places), (state, places)
-        # Beside a confirmation (issue 32), and while the agent has the move (friction59a 9), "Branch from here" is
-        # one quiet closed fold, not a section.
+        # In every state (friction62a 6: a card on done, stalled and left-behind pages), "Branch from here" is one
+        # quiet closed fold, not a section (issue 32, friction59a 9), its summary saying when to use it.
         folded_branch = '<details class="step-actions branch-folded fold-quiet" id="branch-here">'
-        quiet = state in ("confirm", "running", "refused")
-        assert (folded_branch in text) == quiet, state
-        assert ('<h2 id="branch-title">' in text) == (not quiet), state
+        assert folded_branch in text and '<h2 id="branch-title">' not in text, state
+        assert '<span class="sep"> · </span><span id="branch-what">' in text, state
         assert "Want it back?" not in text and "Agent stopped?" not in text, state
         # The folded "Resume here" says its own condition; no line over it says it again (friction59 S).
         assert "If the agent does not resend it" not in text, state
@@ -400,3 +400,19 @@ def test_folds_come_in_two_weights_the_actions_bold_the_explanations_quiet_and_l
     reply = sections(page(client, f"/nodes/{node_id_of(waiting.answer)}/"))["resume-here"]
     assert '<details class="panel-more fold-quiet" id="resume-why"><summary>Why</summary>' in reply
     assert reply.index("copy-button") < reply.index('id="resume-why"')
+
+
+def test_a_checkpoint_saved_during_a_step_is_its_own_card_not_its_answer_nor_its_next_step(client, service_catalog):
+    from tests.support.sample_session import two_runs_one_forked_twice
+
+    built = two_runs_one_forked_twice()
+    # Step 7: the agent saved a checkpoint during it, then answered it from the checkpoint's node.
+    text = page(client, f"/nodes/{node_id_of(built.answers[6])}/")
+    card = between(text, 'id="checkpoints"', "</section>")
+    assert ">Checkpoint saved during this step</h2>" in card and "Checkpoint: halfway." in card
+    assert ">This step from the checkpoint on →</a>" in card
+    # friction62b 3: not under Answer, whose line says where the answer is, and no "Next step" naming the step.
+    answer = between(text, 'id="recorded-title"', "</section>")
+    assert "halfway" not in answer and "Checkpoint" not in answer
+    assert "Answered after the checkpoint below: its page holds the answer." in answer
+    assert 'id="branches-title"' not in text and ">checkpoint</span>" not in text

@@ -61,7 +61,8 @@ def test_a_step_the_run_went_on_from_says_why_and_where_the_branch_carries_on(se
     # Two branches went on from the shared first step: both named, no one link.
     # No "Resume here" where nothing resumes (friction15): one line in the page's head says where the run is.
     assert first.resume is None and not first.resume_shown and not first.message and first.fork_message
-    assert first.now_at == "the run went on from this step along several branches (listed below)"
+    # friction62a 4: no "along several branches (listed below)": the "Where it went" card under the head says it.
+    assert first.now_at == ""
     assert first.latest == ""
     # The message way is offered here: the lead names both, the fold says when each records the branch.
     # The new branch named by its number, the next after the run's two (friction25a 1, 25b 1).
@@ -99,8 +100,6 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # The decision leads the page, under "Your confirmation" (friction23a A3, 23b 1: nothing stopped, so not
     # "Resume here"), with the notes the agent asks the person to approve (friction16b 1): the run page's.
     assert confirm.title == "Your confirmation" and confirm.leads_page
-    # Issue 32: beside the confirmation, "Branch from here" is a quiet fold, not a section.
-    assert confirm.branch_folded
     assert confirm.to_approve.strip() and confirm.to_approve_from
     # The two replies are the move.
     assert confirm.replies is not None and confirm.replies.confirmed.startswith("Confirmed: go on with “")
@@ -109,7 +108,8 @@ def test_a_step_waiting_for_the_person_says_to_confirm_in_the_agent_s_chat(servi
     # A step without inputs: "Inputs now: none", and nothing to change, so the form adds them: "Redo with new
     # inputs", in its name, the lead and the fold alike (friction28b 13); with inputs, the same name (60a 13).
     assert confirm.inputs == () and confirm.redo_title == "Redo with new inputs"
-    assert confirm.branch_lead == "Redo this step as a new branch (branch 2), with new inputs."
+    # Why branch rather than reply, said first (friction62a 6).
+    assert confirm.branch_lead == "Not a reply: redo this step as a new branch (branch 2), with new inputs."
     assert confirm.branch_how[2].startswith("Redo with new inputs: nothing is recorded until")
     assert replace(confirm, inputs=(("target", "staging"),)).redo_title == "Redo with new inputs"
     # The warning follows the pill's state (friction18a 1, 18b 1): the agent waits for the reply, it does not work.
@@ -171,7 +171,7 @@ def test_a_branch_left_behind_is_taken_up_again_from_its_latest_step(service_cat
     )
     # Nobody's move: the quiet outline, as on the run page, so it is not revived by accident (friction19b 15).
     # Issue 32: it leads the page as in every other state (one order), quiet as the move is nobody's.
-    assert taken_up.weight == "quiet" and taken_up.leads_page and not taken_up.branch_folded
+    assert taken_up.weight == "quiet" and taken_up.leads_page
     # A branch started by hand: its hand-over message, the one thing to do, leads the page (friction21a 2).
     handed = replace(taken_up, handed_over=True)
     assert handed.leads_page
