@@ -201,7 +201,7 @@ YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
 def your_action(state: str, move: str, *, held_by_you: bool = False, by_hand: bool = False) -> str:
     """The move a row's where-line ends with, as what its link gets the person ("get the resume message":
     actions.LINKS), "" where the move is not yours or the line says it already. `by_hand`: a paused branch
-    started by hand, which no agent has had: "get its message"."""
+    started by hand, which no agent has had: its own action, whose link words are a resume's (friction62a 5)."""
     name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
     if move != "yours" or name is None or held_by_you:
         return ""
