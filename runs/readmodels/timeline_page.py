@@ -27,7 +27,7 @@ never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, "now" at the axis's end (how long the session went without a step is the summary
-line's to say, on the wall clock: "first step 9:08 PM · last step 45 min ago"; TimelineSummary). The break
+line's to say, on the wall clock: "started 9:08 PM · last step 45 min ago"; TimelineSummary). The break
 rule (friction24a 4: a "//" under a run that lasted under a minute read as "a long gap was cut out here"): only
 a stretch since the newest step both longer than BREAK_AFTER and longer than BREAK_SHARE of the span the dots
 take is cut out, the axis then ending in a compact gap of GAP_SHARE after the newest step, a break at its start;
@@ -168,20 +168,24 @@ class TimelineTick:
 
 @dataclass(frozen=True, slots=True)
 class TimelineSummary:
-    """The fold's one line, on the wall clock (friction15 2): what the dots count, when the first step was
-    recorded, and then for a session with a run that still stands how long since the newest ("last step 45 min
-    ago"); for one whose runs all ended, the newest step's time and the span between ("→ last step 9:53 PM,
-    45 min"). Spans as a person counts them (time_axis.lasted: "under a minute", never "36 ms", friction16b 3).
+    """The fold's one line, on the wall clock (friction15 2): what the dots count, when the session started (the
+    axis's start), when its first step was answered where that is later, and then for a session with a run that
+    still stands how long since the newest ("last step 45 min ago"); for one whose runs all ended, the newest
+    step's time and the span from the start ("last step 9:53 PM · took 45 min"). Spans as a person counts them (time_axis.lasted: "under a minute", never "36 ms", friction16b 3).
     Whose move it is, and since when, is the status line's to say: a "waiting 45 min for you" here counted from
     the newest step, not from when the move became the person's (friction16b 4), so the line says no more
     than the timeline knows. The template prints the moments as <time> elements, on the reader's clock."""
 
     counts: str  # StepCounts.words
-    first: datetime | None = None
+    first: datetime | None = None  # when the session's first run started (its step given), where the axis starts
     last: datetime | None = None
     standing: bool = False
     quiet: str = ""  # a standing session's time since its newest step: "45 min"
-    took: str = ""  # first step to newest, for a session that ended: "45 min"; "" for a single moment
+    took: str = ""  # start to newest step, for a session that ended: "45 min"; "" for a single moment
+    # When the first step was answered, the first green dot's moment, where that is another minute than the start:
+    # "started 2:47 AM · first answer 3:37 AM" (friction62b 10: "first step 2:47 AM" over a first dot at 3:37 AM,
+    # the step given at one and answered at the other).
+    answered: datetime | None = None
 
     @property
     def text(self) -> str:
@@ -189,11 +193,14 @@ class TimelineSummary:
         if self.first is None or self.last is None:
             return self.counts
         first = f"{self.first.astimezone(UTC):%H:%M} UTC"
-        if self.standing:
-            return f"{self.counts} · first step {first} · last step {self.quiet} ago"
-        if not self.took:
+        if not self.took and not self.standing:
             return f"{self.counts} · {first}"
-        return f"{self.counts} · first step {first} → last step {self.last.astimezone(UTC):%H:%M} UTC, {self.took}"
+        said = f"{self.counts} · started {first}"
+        if self.answered is not None:
+            said += f" · first answer {self.answered.astimezone(UTC):%H:%M} UTC"
+        if self.standing:
+            return f"{said} · last step {self.quiet} ago"
+        return f"{said} · last step {self.last.astimezone(UTC):%H:%M} UTC · took {self.took}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,7 +505,7 @@ def timeline_page(
     counts = total or StepCounts(runs=0)
     if start is None or newest is None or first_step is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
-    steps_took = (newest - first_step).total_seconds()  # what the summary line says: first step to newest
+    steps_took = (newest - first_step).total_seconds()  # what the caption says: first step to newest
     if broken and to_scale > scaled:
         # Drawn to scale up to MIN_SHOWN, then the break: ticks clear of the "//" as of "now" (`newest`).
         end = start + timedelta(seconds=to_scale)
@@ -523,12 +530,19 @@ def timeline_page(
     until_words = newest.strftime("%H:%M:%S" if newest.date() == first_step.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{first_step:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(steps_took)}"
     gap = at(1.0, width) if broken else ""
+    # The first answer's moment, said apart from the start only where it reads as another time (to the minute).
+    answers = [mark.at for run in marks.values() for mark in run if mark.kind == "answered"]
+    answered = min(answers).astimezone(UTC) if answers else None
+    if answered is not None and answered.replace(second=0, microsecond=0) == start.replace(second=0, microsecond=0):
+        answered = None
+    lasted = (newest - start).total_seconds()  # what the summary line says: from the start to the newest step
     summary = TimelineSummary(
         counts.words,
-        first_step,
+        start,
         newest,
         standing=gapped,
         quiet=time_axis.lasted(quiet_for) if gapped else "",
-        took=time_axis.lasted(steps_took) if steps_took > 0 and not gapped else "",
+        took=time_axis.lasted(lasted) if lasted > 0 and not gapped else "",
+        answered=answered,
     )
     return TimelinePage(rows, ticks, caption, summary, gap)

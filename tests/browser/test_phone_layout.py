@@ -241,15 +241,16 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
         re.compile(
             # Every step box of the graph, redone ones too (friction15 1); on the wall clock (friction15 2).
-            r"^Timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sfirst step "
-            # No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
-            r".+\s·\slast step (.+ ago|just now)\s*$"
+            r"^Timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sstarted "
+            # When the first step was given and when it was answered, 50 min apart (friction62b 10: "first step
+            # 2:47 AM" over a first dot at 3:37 AM). No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
+            r".+\s·\sfirst answer .+\s·\slast step (.+ ago|just now)\s*$"
         )
     )
     # Each label stays with its value (friction22b 14: "· first step" ended one line, its moment began the next):
     # on a phone each pair is a line of its own, on a desktop none breaks inside.
     pairs = fold.locator("> summary .tl-pair")
-    expect(pairs).to_have_count(2)
+    expect(pairs).to_have_count(3)
     lines = (
         "e => [new Set([...e.getClientRects()].map((r) => Math.round(r.bottom))).size, e.getBoundingClientRect().top]"
     )
@@ -312,6 +313,9 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_be_visible()
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
+    # The first answer the summary says is the first dot's moment, as the list of its steps says it.
+    said = fold.locator("> summary .tl-pair").nth(1).locator("time")
+    expect(said).to_have_attribute("datetime", entry.locator("time").first.get_attribute("datetime") or "")
     expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(.+ · step \d+ of \d+|Complete)"))
     # The checkpoint listed as its own kind of entry, not its step a second time (friction61a 6).
     listed = sized_page.locator(".tl-clusters ol > li").all_text_contents()

@@ -104,7 +104,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # The summary line is on the wall clock (friction15 2): when the first step was and how long ago the newest
     # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
     # you": whose move it is, and since when, is the status line's (friction16b 4).
-    assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
+    assert page.summary.text == "2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago"
     # The axis before the break has a scale: round minutes, at least two of them (friction60a 10, 60b 8: one label
     # under a long track), each once, none past the break.
     wide = [tick.label for tick in page.ticks if tick.only != "narrow"]
@@ -123,11 +123,11 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
-        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC · took under a minute"
     )
     # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
     running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
-    assert running.summary.text == ("2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago")
+    assert running.summary.text == ("2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago")
 
 
 def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
@@ -328,7 +328,7 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     assert tick.step == 60 and not tick.only and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert page.summary.text == (
-        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC · took under a minute"
     )
     assert page.gap == "" and not page.summary.standing
     assert page.rows[0].took == "under\xa0a\xa0minute · 2 steps reached (1 answered)"
@@ -437,6 +437,22 @@ def test_a_row_starts_where_its_run_started_and_says_how_long_as_its_card_does()
     assert two.took.startswith("50\xa0min")  # from its start to now, as its card's "started 50 min ago"
     assert one.start == "1.50%"
     assert page.summary.first == T0  # the summary still says when the first step was
+
+
+def test_the_summary_says_when_the_session_started_and_when_its_first_step_was_answered():
+    # Friction62b 10: "first step 2:47 AM" above a first dot at 3:37 AM: the step was given at one, answered at the
+    # other. Both are said: the start (the axis's), then the first answer (the first green dot's).
+    given, answered = T0, T0 + timedelta(minutes=50)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=given, last_at=answered)
+    marks = {"r1": [NodeMark(answered, "done", "Step 1"), NodeMark(answered, "running", "Step 2", kind="unanswered")]}
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, answered)
+    assert page.summary.text == (
+        "2 steps reached (1 answered) · started 22:00 UTC · first answer 22:50 UTC · last step under a minute ago"
+    )
+    # Answered within the minute it was given: the start says it, once.
+    quick = {"r1": [NodeMark(T0 + timedelta(seconds=20), "done", "Step 1"), *marks["r1"][1:]]}
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, quick, answered)
+    assert page.summary.answered is None and "first answer" not in page.summary.text
 
 
 def test_a_checkpoint_answered_on_is_a_diamond_of_its_own_with_its_own_key():
