@@ -335,6 +335,11 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
       return shown.every((t) => t.getBoundingClientRect().right < now.left);
     }"""
     assert sized_page.evaluate(now_last)
+    # The run started 50 min before its burst of steps: that quiet stretch is cut out by a break after the start's
+    # time, and every dot stands after it, on the track's width (friction62a 3: dots piled into the axis's end).
+    axis = sized_page.evaluate(SHOWN_TICKS)[0]
+    assert axis["cut"] and axis["ticks"][0]["right"] < axis["cut"]["left"], axis
+    assert min(dot["left"] for dot in axis["dots"]) > axis["cut"]["right"], axis
     keep_screenshot(sized_page, "timeline-dots-listed")
     assert_fits(sized_page)
     console_log.assert_clean()
@@ -420,7 +425,7 @@ def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_do
     if apart == 150:
         assert quiet, "the stalled run's row says how long it has had no step"
     for row in quiet:
-        assert re.fullmatch(r"no step for \d+ (min|h|days)", row["text"]), row
+        assert re.fullmatch(r"no new step for \d+ (min|h|days)", row["text"]), row
         assert row["top"] >= row["dot"]["bottom"] or row["left"] >= row["dot"]["right"], row
         assert row["left"] >= row["track"]["left"] - 1 and row["right"] <= row["track"]["right"] + 1, row
     seen = sized_page.evaluate(FIRST_DOT_AND_TICKS)
@@ -659,4 +664,9 @@ def test_each_row_starts_where_its_run_started(sized_page, console_log, site, li
     plan = rows[built.plan_run]
     assert plan["line"] < plan["dot"] - 100, plan  # its line from its run's start, well before its first dot
     assert plan["duration"].startswith("30\xa0min"), plan  # as its card says
+    # The review's row, Working, says "no new step" for its 20 quiet minutes; nothing recorded since, so no more.
+    quiet = [row["text"] for row in sized_page.evaluate(QUIET_AND_DOT)]
+    assert quiet == ["no new step for 20 min"], quiet
+    pill = sized_page.locator(f'a.run-link[data-run-id="{built.review_run}"] .badge').first
+    expect(pill).to_have_text(re.compile("Working"))
     console_log.assert_clean()

@@ -21,14 +21,14 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
   const mark = axis.querySelector("svg.tl-break path");
   const cut = mark ? mark.getBoundingClientRect() : null;
   const dots = [...document.querySelectorAll(".tl-rows .tl-dot")].filter((d) => d.getBoundingClientRect().width > 0)
-    .map((d) => d.getBoundingClientRect().right);
+    .map((d) => { const r = d.getBoundingClientRect(); return {left: r.left, right: r.right}; });
   const now = axis.querySelector("text.tl-now");
   const nowLeft = now && now.getBoundingClientRect().width > 0 ? now.getBoundingClientRect().left : null;
   // The ticks of this width's axis (a phone's has its own set: TimelineTick.only), before times.js leaves any out.
   const other = matchMedia("(max-width: 40rem)").matches ? "wide-only" : "narrow-only";
   const count = [...axis.querySelectorAll("text.tl-tick")].filter((t) => !t.classList.contains(other)).length;
   return {left: box.left, right: box.right, count, ticks,
-    cut: cut && {left: cut.left, right: cut.right}, lastDot: dots.length ? Math.max(...dots) : null, nowLeft};
+    cut: cut && {left: cut.left, right: cut.right}, dots, nowLeft};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
 # To the minute, as the page writes times (friction59 T 1: "10:45:40 PM … 10:45:41 PM"): "14:05", "2:05 PM", "3 Nov
@@ -63,13 +63,14 @@ def assert_axis_reads(page: Any) -> list[str]:
     # Nor into the "now" that ends a standing session's axis ("2:52:30 PMnow": friction26a 4, 26b 3).
     if axis["nowLeft"] is not None:
         assert all(tick["right"] + 2 <= axis["nowLeft"] for tick in ticks), (labels, axis["nowLeft"])
-    # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from the last dot,
-    # whose time it follows (friction18b 7).
+    # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from every dot: the last
+    # one before it, whose time it follows (friction18b 7), and the first after it.
     cut = axis["cut"]
     if cut:
         for tick in ticks:
             assert tick["right"] + 4 <= cut["left"] or tick["left"] >= cut["right"] + 4, (tick, cut)
-        assert axis["lastDot"] is None or axis["lastDot"] + 1 <= cut["left"], (axis["lastDot"], cut)
+        for dot in axis["dots"]:
+            assert dot["right"] + 1 <= cut["left"] or dot["left"] >= cut["right"] + 1, (dot, cut)
     assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
     assert all(CLOCK.fullmatch(label) for label in labels), labels
     # All to the second (a zoomed axis) or none: never "2:34 AM" beside "2:34:30 AM".

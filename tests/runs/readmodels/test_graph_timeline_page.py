@@ -233,7 +233,7 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     # counted from the newest step overstated the wait on a blocked run).
     assert page.summary.quiet == "35 min" and "for you" not in page.summary.text
     # A phone says the same words on a line of their own (friction61a 11: its tail's "5 h" read "5 h·").
-    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 44 min",) * 2, ("", "")]
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no new step for 44 min",) * 2, ("", "")]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
     close = T0 + timedelta(milliseconds=115)
@@ -406,7 +406,8 @@ def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
         T0 + timedelta(minutes=100),
     )
     row = page.rows[0]
-    assert row.quiet == "no step for 14 min" and not page.gap
+    # The 86 min before the first answer are cut out (a break before it, friction62a 3); the 14 min since are not.
+    assert row.quiet == "no new step for 14 min" and page.gap and page.gap_end
     quiet_at = float(row.quiet_at.rstrip("%"))
     for dots, room in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
         assert quiet_at - max(float(dot.at.rstrip("%")) for dot in dots) >= room / 2, (row.quiet_at, dots)
@@ -432,8 +433,9 @@ def test_a_row_starts_where_its_run_started_and_says_how_long_as_its_card_does()
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
     )
     one, two = page.rows
-    assert two.start == f"{1.5 + 2 / 52 * 97:.2f}%"  # at its run's start, not at its first dot
-    assert float(two.start.rstrip("%")) < float(two.dots[0].at.rstrip("%")) - 50
+    # At its run's start, not at its first dot: the 48 quiet minutes between them cut out (friction62a 3).
+    assert two.start == page.gap
+    assert float(two.start.rstrip("%")) < float(page.gap_end.rstrip("%")) <= float(two.dots[0].at.rstrip("%"))
     assert two.took.startswith("50\xa0min")  # from its start to now, as its card's "started 50 min ago"
     assert one.start == "1.50%"
     assert page.summary.first == T0  # the summary still says when the first step was
@@ -476,3 +478,72 @@ def test_a_checkpoint_answered_on_is_a_diamond_of_its_own_with_its_own_key():
         ("Answered", False),
         ("Checkpoint", True),
     ]
+
+
+def test_a_quiet_stretch_before_the_first_answer_is_cut_out_so_that_the_activity_spreads():
+    # Friction62a 3: a run started 50 min before its first answer, then a burst of steps in the last minute: every
+    # dot piled into the axis's last few pixels. The quiet stretch is cut out by a break at the axis's start, and
+    # the activity takes the track's width, to scale: dots a minute apart stand far apart, not in one cluster.
+    answered = T0 + timedelta(minutes=50)
+    moments = [answered + timedelta(seconds=20 * i) for i in range(4)]
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=moments[-1])
+    marks = {"r1": [NodeMark(m, "done", f"Step {i}") for i, m in enumerate(moments[:-1])]}
+    marks["r1"].append(NodeMark(moments[-1], "running", "Step 4", kind="unanswered"))
+    now = moments[-1] + timedelta(seconds=30)
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
+    (row,) = page.rows
+    places = [float(dot.at.rstrip("%")) for dot in row.dots]
+    assert page.gap == "1.50%" and float(page.gap_end.rstrip("%")) <= places[0], (page.gap, page.gap_end, places)
+    assert len(row.dots) == 4 and all(dot.count == 1 for dot in row.dots)  # each its own dot
+    assert places[-1] - places[0] > 15, places  # a minute of steps spread out, not piled at the end
+    # The axis says the start before the break, and round moments after it, each in order.
+    wide = [tick for tick in page.ticks if tick.only != "narrow"]
+    assert wide[0].moment == T0.isoformat() and wide[0].at == "1.50%"
+    assert all(float(tick.at.rstrip("%")) >= float(page.gap_end.rstrip("%")) for tick in wide[1:]), wide
+    assert len(wide) >= 3, wide
+    # The row still starts where its run started, at the axis's start (friction61a false 2).
+    assert row.start == "1.50%"
+
+
+def test_a_short_quiet_stretch_is_drawn_to_scale():
+    # Two steps 4 min apart after a run started 2 min before: no stretch is long enough to cut out (BREAK_AFTER).
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=6))
+    marks = {
+        "r1": [
+            NodeMark(T0 + timedelta(minutes=2), "done", "Step 1"),
+            NodeMark(T0 + timedelta(minutes=6), "running", "Step 2", kind="unanswered"),
+        ]
+    }
+    page = timeline_page.timeline_page(
+        detail(lane, state="running"), "/runs/RUN/", None, marks, T0 + timedelta(minutes=7)
+    )
+    assert page.gap == "" and page.gap_end == ""
+
+
+def test_a_rows_quiet_words_say_when_its_agent_was_active_since_its_newest_step():
+    # Friction62a, 62b: "Agent's move · Working" (something recorded in the last 30 min) beside "no step for 30 min"
+    # read as a contradiction. The words say "no new step", and when the agent recorded something since, that too.
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0], first_at=T0, last_at=T0 + timedelta(seconds=5))
+    later = T0 + timedelta(minutes=30)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
+    marks = {"r1": [NodeMark(T0, "running", "Step 1")], "r2": [NodeMark(later, "running", "Step 1")]}
+    now = later + timedelta(minutes=1)
+
+    def quiet(active: datetime) -> str:
+        runs = [
+            RunSummary.model_construct(
+                run_id="r1", workflow_name="One", state="running", created_at=T0, updated_at=active
+            ),
+            RunSummary.model_construct(
+                run_id="r2", workflow_name="Two", state="running", created_at=later, updated_at=later
+            ),
+        ]
+        page = timeline_page.timeline_page(
+            SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
+        )
+        row = page.rows[0]
+        # The longer words on a line of their own under the track at every width, the tail's left blank.
+        return row.narrow_quiet if row.quiet_below and not row.quiet else row.quiet
+
+    assert quiet(T0 + timedelta(seconds=5)) == "no new step for 30 min"
+    assert quiet(now - timedelta(minutes=5)) == "no new step for 30 min (active 5 min ago)"
