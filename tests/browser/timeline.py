@@ -81,7 +81,7 @@ def assert_axis_reads(page: Any) -> list[str]:
 
 # Each visible <time>: the words just before it in its line ("started", "last activity") and its form.
 TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
-  .filter((t) => t.getClientRects().length > 0)
+  .filter((t) => t.getClientRects().length > 0 && !t.closest("#timeline"))
   .map((t) => {
     const before = t.previousSibling && t.previousSibling.nodeType === 3 ? t.previousSibling.textContent : "";
     const line = (t.parentElement.textContent || "").trim();
@@ -92,7 +92,8 @@ TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
 def assert_times_said_one_way(page: Any, visible: str) -> None:
     """One rule for the moments on a page (times.js): a session's head says when it started and its last
     activity in one style, how long ago (friction26a 14: a clock beside "45 min ago" in one line), the clock in
-    each tooltip; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
+    each tooltip; and no "UTC" in the text a person reads (`visible`), only in tooltips. The timeline's summary is
+    history on the wall clock ("started 2:47 AM · first answer 3:37 AM", friction15 2, 62b 10): not the head's."""
     times = page.evaluate(TIMES_AFTER_WORDS)
     started = [time["form"] for time in times if time["words"].endswith("started")]
     latest = [time["form"] for time in times if time["words"].endswith("last activity")]
