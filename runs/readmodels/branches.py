@@ -297,6 +297,18 @@ class RunBranches:
         """The step node `pk` stands at (its pending step is step N of its branch; see `step_numbers`)."""
         return self.step_numbers[pk]
 
+    def shown_at(self, pk: int) -> datetime:
+        """When node `pk`'s step was given to the agent: the node's moment, or, for a node a checkpoint made (the
+        same step still pending), the moment of the node where that step was first given. A step's "took" runs
+        from here to its answer, never from a checkpoint saved on the way (friction62a false 2, 62b 11: "took
+        7 h" counted from a 3:04 PM checkpoint for a step given at 12:34 PM)."""
+        while pk in self.made_by_checkpoint:
+            parent = self.nodes[pk].parent_id
+            if parent is None or parent not in self.nodes:
+                break
+            pk = parent
+        return self.nodes[pk].created_at
+
     def steps_taken(self, pk: int) -> int:
         """How many steps were acknowledged on the path to node `pk` (checkpoints and operator forks are
         not steps)."""

@@ -375,7 +375,7 @@ def _steps(
     for record in shown.records:
         item = record.record
         node_pk = item.node_id or 0  # a run's checkpoint always has its node
-        started = tree.nodes[node_pk].created_at
+        started = tree.shown_at(node_pk)  # when the step was given, not a checkpoint saved during it
         written = _step_text(run, record.step_id)
         others: list[OtherAnswer] = []
         if isinstance(item, Output):
@@ -494,6 +494,8 @@ def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
     makers = people.node_makers(run.session_id)
     number = tree.step_number(node.pk) if node.pk in tree.nodes else node.depth + 1
     places = step_places.of_run(run)
+    # When the step was given: for a node a checkpoint made, the node before it (RunBranches.shown_at).
+    shown = tree.shown_at(node.pk) if node.pk in tree.nodes else node.created_at
     here = [
         StepEntry(
             node_id=str(node.public_id),
@@ -506,9 +508,9 @@ def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
             prompt=prompt,
             notes_markdown=o.notes_markdown,
             artifacts=o.artifacts,
-            started_at=node.created_at,
+            started_at=shown,
             recorded_at=o.created_at,
-            seconds=round((o.created_at - node.created_at).total_seconds(), 3),
+            seconds=round((o.created_at - shown).total_seconds(), 3),
             **_by(makers.get(o.child.public_id, people.NOBODY)),
         )
         for o in Output.objects.filter(node=node).select_related("child").order_by("created_at", "pk")
@@ -524,9 +526,9 @@ def _node_detail(node: Node, tree: branches.RunBranches) -> NodeDetail:
             prompt="",
             notes_markdown=c.notes_markdown,
             artifacts=c.artifacts,
-            started_at=node.created_at,
+            started_at=shown,
             recorded_at=c.created_at,
-            seconds=round((c.created_at - node.created_at).total_seconds(), 3),
+            seconds=round((c.created_at - shown).total_seconds(), 3),
             **_by(makers.get(c.child.public_id, people.NOBODY) if c.child else people.NOBODY),
         )
         for c in Checkpoint.objects.filter(node=node).select_related("child").order_by("created_at", "pk")

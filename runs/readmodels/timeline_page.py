@@ -27,13 +27,15 @@ never says more than the axis holds. The
 gap rule depends on the runs' states only, never on how long ago the newest step was (so not on the speed of
 the machine that recorded them): when some run still stands (running, needs you, blocked, stalled) the
 session reaches on to now, "now" at the axis's end (how long the session went without a step is the summary
-line's to say, on the wall clock: "first step 9:08 PM · last step 45 min ago"; TimelineSummary). The break
-rule (friction24a 4: a "//" under a run that lasted under a minute read as "a long gap was cut out here"): only
-a stretch since the newest step both longer than BREAK_AFTER and longer than BREAK_SHARE of the span the dots
-take is cut out, the axis then ending in a compact gap of GAP_SHARE after the newest step, a break at its start;
+line's to say, on the wall clock: "started 9:08 PM · last step 45 min ago"; TimelineSummary). The break
+rule (friction24a 4: a "//" under a run that lasted under a minute read as "a long gap was cut out here"; friction62a
+3: a run started 50 min before a burst of steps piled them at the axis's end): only the longest quiet stretch, both
+longer than BREAK_AFTER and than BREAK_SHARE of the rest, is cut out (`quiet_stretch`): one since the newest step
+ends the axis in a compact gap of GAP_SHARE, a break at its start; one before it (before the first step, or between
+two) is squeezed to CUT_SHARE, a break at its end, the activity after it drawn to scale again;
 a shorter one is drawn to scale, the axis running on from the first step to now with no break, and the newest
 step's moment labelled where no tick says it (time_axis.axis, `newest`). A standing row's track runs on, dashed,
-to now, and a row quiet for notably longer than the session says its own on its tail ("no step for 50 min"; on a
+to now, and a row quiet for notably longer than the session says its own on its tail ("no new step for 50 min"; on a
 phone on a line of its own under the track). A session whose runs all ended has no gap and no "now": its axis
 ends at its newest step.
 
@@ -42,6 +44,7 @@ The door gives the run page's URL with RUN in place of the run id, and the marks
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -60,6 +63,10 @@ MERGE_NARROW = 6.6
 # The stretch from the newest step to now, when some run still stands: a gap at the track's end (percent of
 # the track, room for "45 min" on a phone's), however long it lasted, so that the dots keep the width.
 GAP_SHARE = 24.0
+# A stretch cut out before the axis's end (timeline_page.quiet_stretch): wider, so that the label before it (the
+# session's start, "4:08 AM", ~60 px on a phone's ~335 px axis) stays clear of the "//" drawn just before the
+# activity resumes (times.js leaves out a label that would touch it).
+CUT_SHARE = 30.0
 # The break rule: the stretch from the newest step to now is cut out (GAP_SHARE, a "//") only when it lasted longer
 # than this many seconds and than this share of the span the dots take; else the axis runs to now to scale.
 BREAK_AFTER = 10 * 60
@@ -67,8 +74,12 @@ BREAK_SHARE = 0.5
 # Before a break, the track draws at least this many seconds to scale (friction60a 10: two steps under a minute
 # apart stood 600 px apart, the axis one label): steps close in time stand close, and round ticks give a scale.
 MIN_SHOWN = 5 * 60
+# After a break before the axis's end, the track draws at least this many seconds to scale: a burst of steps a few
+# seconds apart spreads over the track (friction62a 3), and the axis there is to the minute, as its start's label
+# before the break is (a span under time_axis.ZOOM_UNDER is said to the second: "4:07 AM" beside "4:55:30 AM").
+SHOWN_AFTER_BREAK = 3 * 60
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
-# by at least this many seconds and this share of it: "no step for 6.1 s" over "last step 6.0 s ago" is noise.
+# by at least this many seconds and this share of it: "no new step for 6.1 s" over "last step 6.0 s ago" is noise.
 QUIET_MARGIN = 1.0
 QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
@@ -133,12 +144,15 @@ class TimelineRow:
     narrow_dots: list[TimelineDot]  # the same, merged where closer than MERGE_NARROW (a phone's track)
     states: list[StateCount]  # the states its dots show, most urgent first (states.ORDER)
     selected: bool
-    # In a gap (GAP_SHARE), the dashed tail says in words how long nothing was recorded ("no step for 45 min"),
+    # In a gap (GAP_SHARE), the dashed tail says in words how long no step was recorded ("no new step for 45 min"),
     # at the gap's middle; on a phone the same words on a line of their own under the track (friction61a 11: a
     # phone's tail had no room, and "5 h" read as "5 h·" before the dot it was about).
     quiet: str = ""
     quiet_at: str = ""
     narrow_quiet: str = ""
+    # The quiet words on a line of their own under the track at every width: too long for a tail when they say when
+    # the agent was last active ("no new step for 20 min (active 5 min ago)").
+    quiet_below: bool = False
 
     @property
     def clustered(self) -> list[str]:
@@ -168,20 +182,25 @@ class TimelineTick:
 
 @dataclass(frozen=True, slots=True)
 class TimelineSummary:
-    """The fold's one line, on the wall clock (friction15 2): what the dots count, when the first step was
-    recorded, and then for a session with a run that still stands how long since the newest ("last step 45 min
-    ago"); for one whose runs all ended, the newest step's time and the span between ("→ last step 9:53 PM,
-    45 min"). Spans as a person counts them (time_axis.lasted: "under a minute", never "36 ms", friction16b 3).
+    """The fold's one line, on the wall clock (friction15 2): what the dots count, when the session started (the
+    axis's start), when its first step was answered where that is later, and then for a session with a run that
+    still stands how long since the newest ("last step 45 min ago"); for one whose runs all ended, the newest
+    step's time and the span from the start ("last step 9:53 PM · took 45 min"). Spans as a person counts them
+    (time_axis.lasted: "under a minute", never "36 ms", friction16b 3).
     Whose move it is, and since when, is the status line's to say: a "waiting 45 min for you" here counted from
     the newest step, not from when the move became the person's (friction16b 4), so the line says no more
     than the timeline knows. The template prints the moments as <time> elements, on the reader's clock."""
 
     counts: str  # StepCounts.words
-    first: datetime | None = None
+    first: datetime | None = None  # when the session's first run started (its step given), where the axis starts
     last: datetime | None = None
     standing: bool = False
     quiet: str = ""  # a standing session's time since its newest step: "45 min"
-    took: str = ""  # first step to newest, for a session that ended: "45 min"; "" for a single moment
+    took: str = ""  # start to newest step, for a session that ended: "45 min"; "" for a single moment
+    # When the first step was answered, the first green dot's moment, where that is another minute than the start:
+    # "started 2:47 AM · first answer 3:37 AM" (friction62b 10: "first step 2:47 AM" over a first dot at 3:37 AM,
+    # the step given at one and answered at the other).
+    answered: datetime | None = None
 
     @property
     def text(self) -> str:
@@ -189,11 +208,14 @@ class TimelineSummary:
         if self.first is None or self.last is None:
             return self.counts
         first = f"{self.first.astimezone(UTC):%H:%M} UTC"
-        if self.standing:
-            return f"{self.counts} · first step {first} · last step {self.quiet} ago"
-        if not self.took:
+        if not self.took and not self.standing:
             return f"{self.counts} · {first}"
-        return f"{self.counts} · first step {first} → last step {self.last.astimezone(UTC):%H:%M} UTC, {self.took}"
+        said = f"{self.counts} · started {first}"
+        if self.answered is not None:
+            said += f" · first answer {self.answered.astimezone(UTC):%H:%M} UTC"
+        if self.standing:
+            return f"{said} · last step {self.quiet} ago"
+        return f"{said} · last step {self.last.astimezone(UTC):%H:%M} UTC · took {self.took}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +231,9 @@ class TimelinePage:
     # axis says "now" at its end either way (summary.standing).
     gap: str = ""
     now: str = f"{100 - INSET:.2f}%"
+    # Where a break before the axis's end ends, the activity after it drawn to scale again; "" for a break at the
+    # end (the gap runs to "now") or none.
+    gap_end: str = ""
 
     @property
     def clustered(self) -> list[str]:
@@ -400,6 +425,49 @@ class StepCounts:
         return said
 
 
+# The narrowest wide track (px, at a desktop's narrowest: dashboard.css shows it from 40rem), a quiet word's
+# letter at 12 px, and a dot's width: whether a row's quiet words fit on its tail, clear of its newest dot.
+WIDE_TRACK_PX = 700
+QUIET_CHAR_PX = 6.6
+DOT_PX = 10
+# Activity this long after a run's newest step is something its agent recorded since (a refused answer, a tool
+# call): the row's quiet words say when; less is the same moment recorded twice.
+ACTIVE_SINCE = 60.0
+
+
+def quiet_words(idle_for: float, active: datetime | None, newest: datetime, now: datetime) -> tuple[str, bool]:
+    """A standing row's quiet words: "no new step for 50 min", and, when its agent recorded something since its
+    newest step, when ("no new step for 20 min (active 5 min ago)"), so that a Working pill, which counts any
+    activity, never stands beside words that read as a silent agent (friction62a, 62b: "Working" beside "no step
+    for 30 min"). With whether they say that too (then too long for the row's tail: TimelineRow.quiet_below)."""
+    said = f"no new step for {time_axis.lasted(idle_for)}"
+    if active is None or (active - newest).total_seconds() < ACTIVE_SINCE:
+        return said, False
+    ago = time_axis.ago(active, now) or f"{time_axis.lasted((now - active).total_seconds())} ago"
+    return f"{said} (active {ago})", True
+
+
+def quiet_stretch(moments: list[datetime]) -> tuple[datetime, datetime] | None:
+    """The stretch of the timeline cut out by a break (from, to), or None: the longest quiet one between two
+    moments drawn (runs' starts, dots, and now for a standing session), when it lasted longer than BREAK_AFTER and
+    than BREAK_SHARE of the rest, so that the rest, the activity, takes the track's width. What is drawn to scale
+    spans a few minutes at least (friction60a 10): the cut then ends earlier, or, at the axis's end, starts later."""
+    if len(moments) < 2:
+        return None
+    gaps = [(later - earlier).total_seconds() for earlier, later in itertools.pairwise(moments)]
+    longest = max(range(len(gaps)), key=lambda index: gaps[index])
+    total = (moments[-1] - moments[0]).total_seconds()
+    quiet = gaps[longest]
+    if quiet <= BREAK_AFTER or quiet <= (total - quiet) * BREAK_SHARE:
+        return None
+    begins, ends = moments[longest], moments[longest + 1]
+    if ends == moments[-1]:
+        begins += timedelta(seconds=max(MIN_SHOWN - (total - quiet), 0.0))
+    else:
+        ends -= timedelta(seconds=max(SHOWN_AFTER_BREAK - (moments[-1] - ends).total_seconds(), 0.0))
+    return (begins, ends) if ends > begins else None
+
+
 def timeline_page(
     detail: SessionDetail,
     run_url: str,
@@ -415,6 +483,9 @@ def timeline_page(
     # A run's row starts where the run started (friction61a false 2: a run card said "started 50 min ago", its row
     # "under a minute" from its first dot), or at its first step if that is earlier (an imported run).
     run_starts = {run.run_id: run.created_at for run in detail.runs}
+    # Each run's last activity (what Working and Stalled are judged by): its agent may have recorded something
+    # after its newest step, which the row's quiet words then say (friction62a, 62b: "Working" beside "no step").
+    activity = {run.run_id: moment for run in detail.runs if (moment := getattr(run, "updated_at", None)) is not None}
 
     def began_at(lane: TimelineLane) -> datetime | None:
         created = run_starts.get(lane.run_id)
@@ -432,16 +503,35 @@ def timeline_page(
     newest = max(recorded).astimezone(UTC) if recorded else None
     scaled = (newest - start).total_seconds() if start is not None and newest is not None else 0.0
     quiet_for = max((now - newest).total_seconds(), 0.0) if gapped and newest is not None else 0.0
-    # The break rule: a long quiet stretch is cut out; a short one is drawn to scale, the axis reaching now.
-    broken = gapped and quiet_for > BREAK_AFTER and quiet_for > scaled * BREAK_SHARE
-    to_scale = max(scaled, MIN_SHOWN) if broken else scaled  # the seconds drawn to scale before a break
-    reach = scaled + quiet_for if gapped and not broken else to_scale  # the seconds the track's width spans
-    width = 100 - 2 * INSET - (GAP_SHARE if broken else 0.0)
+    # The break rule: the longest quiet stretch, before the first step, between two, or since the newest, is cut
+    # out when long (friction62a 3: a run started 50 min before a burst of steps piled them at the axis's end).
+    moments = sorted({*starts, *(mark.at for run in marks.values() for mark in run), *([now] if gapped else [])})
+    cut = quiet_stretch([moment.astimezone(UTC) for moment in moments])
+    broken = cut is not None
+    trailing = broken and gapped and cut is not None and cut[1] >= now
+    reach = scaled + quiet_for if gapped else scaled  # the seconds from the start to the axis's end
+    width = 100 - 2 * INSET
+
+    def place(moment: datetime) -> float:
+        """Where a moment lies on the track, in percent: to scale, a cut stretch squeezed (GAP_SHARE, CUT_SHARE)."""
+        if start is None or reach <= 0:
+            return INSET
+        seconds = (moment - start).total_seconds()
+        if cut is None:
+            return INSET + min(max(seconds / reach, 0.0), 1.0) * width
+        before, after = (cut[0] - start).total_seconds(), (cut[1] - start).total_seconds()
+        squeezed = GAP_SHARE if trailing else CUT_SHARE
+        rate = (width - squeezed) / max(reach - (after - before), 1e-9)
+        if seconds <= before:
+            shown = max(seconds, 0.0) * rate
+        elif seconds < after:
+            shown = before * rate + (seconds - before) / (after - before) * squeezed
+        else:
+            shown = before * rate + squeezed + (seconds - after) * rate
+        return INSET + min(max(shown, 0.0), width)
 
     def fraction(moment: datetime) -> float:
-        if start is None or reach <= 0:
-            return 0.0
-        return (moment - start).total_seconds() / reach
+        return (place(moment) - INSET) / width
 
     rows: list[TimelineRow] = []
     total: StepCounts | None = None
@@ -449,6 +539,7 @@ def timeline_page(
         name = names.get(lane.run_id) or lane.label
         count = len(lane.points)
         took = when = until = quiet = quiet_at = narrow_quiet = ""
+        below = False
         began = began_at(lane)  # when the run started: its line starts there, before its first dot
         if began is not None and lane.last_at is not None:
             took = time_axis.lasted((lane.last_at - began).total_seconds())
@@ -464,17 +555,20 @@ def timeline_page(
                 # The summary line says how long the session went without a step; a row whose own quiet
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
                 if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
-                    idle = time_axis.lasted(idle_for)
-                    quiet = narrow_quiet = f"no step for {idle}"
+                    narrow_quiet, below = quiet_words(idle_for, activity.get(lane.run_id), lane.last_at, now)
+                    quiet = "" if below else narrow_quiet
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
         dots, narrow_dots = merged(own, fraction, MERGE_WIDE, width), merged(own, fraction, MERGE_NARROW, width)
         if quiet:
-            # In the middle of its tail: the gap's, or to scale, between its newest dot as drawn at either width
-            # (the last step answered and the step it led to stand at one moment, side by side) and now.
+            # Ending where its tail ends, at now, as far from its newest dot as drawn at either width as it can
+            # stand; a tail too short for them has them on a line under the track (r63: "no new step for 24 min"
+            # centred on a short tail ran past the track's end).
             drawn = max((float(dot.at.rstrip("%")) for dot in [*dots, *narrow_dots]), default=INSET)
-            quiet_at = f"{100 - INSET - GAP_SHARE / 2:.2f}%" if broken else f"{(drawn + 100 - INSET) / 2:.2f}%"
+            quiet_at = f"{100 - INSET:.2f}%"
+            if (100 - INSET - drawn) / 100 * WIDE_TRACK_PX < len(quiet) * QUIET_CHAR_PX + 2 * DOT_PX:
+                quiet, below = "", True
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
@@ -493,42 +587,59 @@ def timeline_page(
                 quiet=quiet,
                 quiet_at=quiet_at,
                 narrow_quiet=narrow_quiet,
+                quiet_below=below,
             )
         )
     counts = total or StepCounts(runs=0)
     if start is None or newest is None or first_step is None:
         return TimelinePage(rows, [], "", TimelineSummary(counts.words))
-    steps_took = (newest - first_step).total_seconds()  # what the summary line says: first step to newest
-    if broken and to_scale > scaled:
-        # Drawn to scale up to MIN_SHOWN, then the break: ticks clear of the "//" as of "now" (`newest`).
-        end = start + timedelta(seconds=to_scale)
-        axis, narrow = time_axis.axis(start, end, newest=newest), time_axis.dot_ticks(start, end, newest=newest)
-    elif reach > scaled:
-        axis, narrow = time_axis.axis(start, now, newest=newest), time_axis.dot_ticks(start, now, newest=newest)
+    steps_took = (newest - first_step).total_seconds()  # what the caption says: first step to newest
+    # The axis's stretches drawn to scale, each with its own ticks (a break between two): before a break at the
+    # axis's end, the ticks stay clear of the "//" as of "now" (`newest`); after one before it, they run on to now.
+    ends = now if gapped and now > newest else newest
+    if cut is None:
+        stretches = [(start, ends)]
+    elif trailing:
+        stretches = [(start, cut[0])]
     else:
-        axis, narrow = time_axis.axis(start, newest), time_axis.dot_ticks(start, newest)
-    both = {(tick.at, tick.label) for tick in narrow}
-    shown = [(tick, "" if (tick.at, tick.label) in both else "wide") for tick in axis.ticks]
-    shown += [(tick, "narrow") for tick in narrow if (tick.at, tick.label) not in {(t.at, t.label) for t in axis.ticks}]
+        stretches = [(start, cut[0]), (cut[1], ends)]
+    shown: list[tuple[time_axis.Tick, str, float]] = []
+    for begins, until_ in stretches:
+        newer = newest if until_ > newest else None
+        axis = time_axis.axis(begins, until_, newest=newer)
+        narrow = time_axis.dot_ticks(begins, until_, newest=newer)
+        both = {(tick.at, tick.label) for tick in narrow}
+        shown += [(tick, "" if (tick.at, tick.label) in both else "wide", axis.step) for tick in axis.ticks]
+        wide = {(t.at, t.label) for t in axis.ticks}
+        shown += [(tick, "narrow", axis.step) for tick in narrow if (tick.at, tick.label) not in wide]
     # In order along the axis: times.js says a tick's day where it differs from the one shown before it.
-    shown.sort(key=lambda pair: pair[0].fraction)
+    shown.sort(key=lambda item: item[0].at)
     ticks = []
-    for tick, only in shown:
-        anchor = "start" if tick.fraction < 0.1 else "end" if tick.fraction > 0.9 else "middle"
-        step = axis.step if tick.precision is None else tick.precision
+    for tick, only, every in shown:
+        along = fraction(tick.at)
+        anchor = "start" if along < 0.1 else "end" if along > 0.9 else "middle"
+        step = every if tick.precision is None else tick.precision
         # "01 Dec 06:00", "25 Nov": time_axis says the day where it turns or the span covers days.
         ticks.append(
-            TimelineTick(at(tick.fraction, width), tick.label, tick.at.isoformat(), step, anchor, only, tick.day)
+            TimelineTick(f"{place(tick.at):.2f}%", tick.label, tick.at.isoformat(), step, anchor, only, tick.day)
         )
     until_words = newest.strftime("%H:%M:%S" if newest.date() == first_step.date() else "%Y-%m-%d %H:%M:%S")
     caption = f"{first_step:%Y-%m-%d %H:%M:%S} to {until_words} UTC · {time_axis.duration(steps_took)}"
-    gap = at(1.0, width) if broken else ""
+    gap = f"{place(cut[0]):.2f}%" if cut is not None else ""
+    gap_end = f"{place(cut[1]):.2f}%" if cut is not None and not trailing else ""
+    # The first answer's moment, said apart from the start only where it reads as another time (to the minute).
+    answers = [mark.at for run in marks.values() for mark in run if mark.kind == "answered"]
+    answered = min(answers).astimezone(UTC) if answers else None
+    if answered is not None and answered.replace(second=0, microsecond=0) == start.replace(second=0, microsecond=0):
+        answered = None
+    lasted = (newest - start).total_seconds()  # what the summary line says: from the start to the newest step
     summary = TimelineSummary(
         counts.words,
-        first_step,
+        start,
         newest,
         standing=gapped,
         quiet=time_axis.lasted(quiet_for) if gapped else "",
-        took=time_axis.lasted(steps_took) if steps_took > 0 and not gapped else "",
+        took=time_axis.lasted(lasted) if lasted > 0 and not gapped else "",
+        answered=answered,
     )
-    return TimelinePage(rows, ticks, caption, summary, gap)
+    return TimelinePage(rows, ticks, caption, summary, gap, gap_end=gap_end)

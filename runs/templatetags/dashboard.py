@@ -841,7 +841,8 @@ class TimelineContext(TypedDict):
     ticks: list[timeline_page.TimelineTick]
     summary: timeline_page.TimelineSummary  # the fold's one line
     clustered: list[str]
-    gap: str  # where the axis breaks before now ("" without a gap)
+    gap: str  # where the axis breaks ("" without a break)
+    gap_end: str  # where a break before the axis's end ends ("" for one at the end, or none)
     now: str
 
 
@@ -857,6 +858,7 @@ def session_timeline(
         "summary": laid_out.summary,
         "clustered": laid_out.clustered,
         "gap": laid_out.gap,
+        "gap_end": laid_out.gap_end,
         "now": laid_out.now,
     }
 

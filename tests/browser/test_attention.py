@@ -405,7 +405,7 @@ def test_a_canceled_run(sized_page, console_log, site, service_catalog):
     # took, once; it ended: no gap, no "now" (friction12 1).
     labels = assert_axis_reads(sized_page)
     assert len(labels) == 1, labels
-    expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps reached (1 answered) · first step ")
+    expect(sized_page.locator("#timeline > summary")).to_contain_text("2 steps reached (1 answered) · started ")
     expect(sized_page.locator("svg.tl-axis .tl-now")).to_have_count(0)
     # A session of one run: at any size its card is not listed again beside the run's own card, and on a
     # desktop the run's card takes the width the runs column took (friction16b 14).

@@ -241,7 +241,7 @@ def test_a_looped_forked_run_reads_without_hovering(page, console_log, site, ser
     # Clock times on the reader's clock (a run walked within a second: one, its start); how long its steps
     # took is the row's to say, as a person counts it, never "steps took 36 ms" (friction16b 3).
     expect(ticks.first).to_have_text(re.compile(r"^\d{1,2}:\d\d(:\d\d)?( [AP]M)?$"))
-    expect(page.locator("#timeline > summary")).to_contain_text(re.compile(r"first step .+\s·\slast step "))
+    expect(page.locator("#timeline > summary")).to_contain_text(re.compile(r"started .+\s·\slast step "))
     expect(page.locator("#timeline > summary")).not_to_contain_text("took")
     expect(page.locator(".timeline .tl-duration").first).to_be_visible()
     screenshot(page, "timeline", full_page=True)

@@ -134,7 +134,7 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     for tick in ticks.all():
         expect(tick).to_have_text(local_clock(page, tick.get_attribute("data-tick-at") or ""))
     summary = page.locator("#timeline > summary .fold-parts")
-    expect(summary).to_have_text(re.compile(r"\s·\sfirst step .+\s·\slast step 45 min ago\s*$"))
+    expect(summary).to_have_text(re.compile(r"\s·\sstarted .+\s·\slast step 45 min ago\s*$"))
     first = summary.locator("time").first
     expect(first).to_contain_text(local_clock(page, first.get_attribute("datetime") or ""))
     console_log.assert_clean()

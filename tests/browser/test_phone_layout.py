@@ -255,15 +255,16 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
         # The session's, of its two runs: never read as the shown run's count (friction13 item 3).
         re.compile(
             # Every step box of the graph, redone ones too (friction15 1); on the wall clock (friction15 2).
-            r"^Timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sfirst step "
-            # No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
-            r".+\s·\slast step (.+ ago|just now)\s*$"
+            r"^Timeline\s*14 steps reached in 2 runs \(10 answered\) and 1 checkpoint\s·\sstarted "
+            # When the first step was given and when it was answered, 50 min apart (friction62b 10: "first step
+            # 2:47 AM" over a first dot at 3:37 AM). No "steps took 36 ms" nor "waiting 544 ms for you" (friction16b 3).
+            r".+\s·\sfirst answer .+\s·\slast step (.+ ago|just now)\s*$"
         )
     )
     # Each label stays with its value (friction22b 14: "· first step" ended one line, its moment began the next):
     # on a phone each pair is a line of its own, on a desktop none breaks inside.
     pairs = fold.locator("> summary .tl-pair")
-    expect(pairs).to_have_count(2)
+    expect(pairs).to_have_count(3)
     lines = (
         "e => [new Set([...e.getClientRects()].map((r) => Math.round(r.bottom))).size, e.getBoundingClientRect().top]"
     )
@@ -326,6 +327,9 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_be_visible()
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
+    # The first answer the summary says is the first dot's moment, as the list of its steps says it.
+    said = fold.locator("> summary .tl-pair").nth(1).locator("time")
+    expect(said).to_have_attribute("datetime", entry.locator("time").first.get_attribute("datetime") or "")
     expect(entry.locator("ol > li").first).to_have_text(re.compile(r"^(.+ · step \d+ of \d+|Complete)"))
     # The checkpoint listed as its own kind of entry, not its step a second time (friction61a 6).
     listed = sized_page.locator(".tl-clusters ol > li").all_text_contents()
@@ -345,6 +349,11 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
       return shown.every((t) => t.getBoundingClientRect().right < now.left);
     }"""
     assert sized_page.evaluate(now_last)
+    # The run started 50 min before its burst of steps: that quiet stretch is cut out by a break after the start's
+    # time, and every dot stands after it, on the track's width (friction62a 3: dots piled into the axis's end).
+    axis = sized_page.evaluate(SHOWN_TICKS)[0]
+    assert axis["cut"] and axis["ticks"][0]["right"] < axis["cut"]["left"], axis
+    assert min(dot["left"] for dot in axis["dots"]) > axis["cut"]["right"], axis
     keep_screenshot(sized_page, "timeline-dots-listed")
     assert_fits(sized_page)
     console_log.assert_clean()
@@ -430,7 +439,7 @@ def test_a_timeline_of_hours_says_clock_times_to_the_minute_and_the_phone_its_do
     if apart == 150:
         assert quiet, "the stalled run's row says how long it has had no step"
     for row in quiet:
-        assert re.fullmatch(r"no step for \d+ (min|h|days)", row["text"]), row
+        assert re.fullmatch(r"no new step for \d+ (min|h|days)", row["text"]), row
         assert row["top"] >= row["dot"]["bottom"] or row["left"] >= row["dot"]["right"], row
         assert row["left"] >= row["track"]["left"] - 1 and row["right"] <= row["track"]["right"] + 1, row
     seen = sized_page.evaluate(FIRST_DOT_AND_TICKS)
@@ -674,4 +683,9 @@ def test_each_row_starts_where_its_run_started(sized_page, console_log, site, li
     plan = rows[built.plan_run]
     assert plan["line"] < plan["dot"] - 100, plan  # its line from its run's start, well before its first dot
     assert plan["duration"].startswith("30\xa0min"), plan  # as its card says
+    # The review's row, Working, says "no new step" for its 20 quiet minutes; nothing recorded since, so no more.
+    quiet = [row["text"] for row in sized_page.evaluate(QUIET_AND_DOT)]
+    assert quiet == ["no new step for 20 min"], quiet
+    pill = sized_page.locator(f'a.run-link[data-run-id="{built.review_run}"] .badge').first
+    expect(pill).to_have_text(re.compile("Working"))
     console_log.assert_clean()

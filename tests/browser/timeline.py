@@ -21,14 +21,14 @@ SHOWN_TICKS = """() => [...document.querySelectorAll("svg.tl-axis")].map((axis) 
   const mark = axis.querySelector("svg.tl-break path");
   const cut = mark ? mark.getBoundingClientRect() : null;
   const dots = [...document.querySelectorAll(".tl-rows .tl-dot")].filter((d) => d.getBoundingClientRect().width > 0)
-    .map((d) => d.getBoundingClientRect().right);
+    .map((d) => { const r = d.getBoundingClientRect(); return {left: r.left, right: r.right}; });
   const now = axis.querySelector("text.tl-now");
   const nowLeft = now && now.getBoundingClientRect().width > 0 ? now.getBoundingClientRect().left : null;
   // The ticks of this width's axis (a phone's has its own set: TimelineTick.only), before times.js leaves any out.
   const other = matchMedia("(max-width: 40rem)").matches ? "wide-only" : "narrow-only";
   const count = [...axis.querySelectorAll("text.tl-tick")].filter((t) => !t.classList.contains(other)).length;
   return {left: box.left, right: box.right, count, ticks,
-    cut: cut && {left: cut.left, right: cut.right}, lastDot: dots.length ? Math.max(...dots) : null, nowLeft};
+    cut: cut && {left: cut.left, right: cut.right}, dots, nowLeft};
 })"""
 SUB_SECOND_CLOCK = re.compile(r"\d:\d\d:\d\d[.,]\d")
 # To the minute, as the page writes times (friction59 T 1: "10:45:40 PM … 10:45:41 PM"): "14:05", "2:05 PM", "3 Nov
@@ -63,13 +63,14 @@ def assert_axis_reads(page: Any) -> list[str]:
     # Nor into the "now" that ends a standing session's axis ("2:52:30 PMnow": friction26a 4, 26b 3).
     if axis["nowLeft"] is not None:
         assert all(tick["right"] + 2 <= axis["nowLeft"] for tick in ticks), (labels, axis["nowLeft"])
-    # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from the last dot,
-    # whose time it follows (friction18b 7).
+    # The "//" break marker (a squeezed quiet stretch) keeps a gap from every label and from every dot: the last
+    # one before it, whose time it follows (friction18b 7), and the first after it.
     cut = axis["cut"]
     if cut:
         for tick in ticks:
             assert tick["right"] + 4 <= cut["left"] or tick["left"] >= cut["right"] + 4, (tick, cut)
-        assert axis["lastDot"] is None or axis["lastDot"] + 1 <= cut["left"], (axis["lastDot"], cut)
+        for dot in axis["dots"]:
+            assert dot["right"] + 1 <= cut["left"] or dot["left"] >= cut["right"] + 1, (dot, cut)
     assert not any(SUB_SECOND_CLOCK.search(label) for label in labels), labels
     assert all(CLOCK.fullmatch(label) for label in labels), labels
     # All to the second (a zoomed axis) or none: never "2:34 AM" beside "2:34:30 AM".
@@ -80,7 +81,7 @@ def assert_axis_reads(page: Any) -> list[str]:
 
 # Each visible <time>: the words just before it in its line ("started", "last activity") and its form.
 TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
-  .filter((t) => t.getClientRects().length > 0)
+  .filter((t) => t.getClientRects().length > 0 && !t.closest("#timeline"))
   .map((t) => {
     const before = t.previousSibling && t.previousSibling.nodeType === 3 ? t.previousSibling.textContent : "";
     const line = (t.parentElement.textContent || "").trim();
@@ -91,7 +92,8 @@ TIMES_AFTER_WORDS = """() => [...document.querySelectorAll("time[data-when]")]
 def assert_times_said_one_way(page: Any, visible: str) -> None:
     """One rule for the moments on a page (times.js): a session's head says when it started and its last
     activity in one style, how long ago (friction26a 14: a clock beside "45 min ago" in one line), the clock in
-    each tooltip; and no "UTC" in the text a person reads (`visible`), only in tooltips."""
+    each tooltip; and no "UTC" in the text a person reads (`visible`), only in tooltips. The timeline's summary is
+    history on the wall clock ("started 2:47 AM · first answer 3:37 AM", friction15 2, 62b 10): not the head's."""
     times = page.evaluate(TIMES_AFTER_WORDS)
     started = [time["form"] for time in times if time["words"].endswith("started")]
     latest = [time["form"] for time in times if time["words"].endswith("last activity")]

@@ -119,7 +119,7 @@ def test_the_timeline_has_clock_times_on_its_axis_and_each_runs_duration(client,
     # span of server-quick steps reads as the agent's work time (friction16b 3).
     assert re.search(
         r'<details class="fold" id="timeline">\s*<summary><h2 id="timeline-title">Timeline '
-        rf'<span class="fold-parts">{COUNTED}<span class="tl-pair"><span class="tl-sep"> · </span>first step '
+        rf'<span class="fold-parts">{COUNTED}<span class="tl-pair"><span class="tl-sep"> · </span>started '
         r'<time [^>]+>[^<]+</time></span><span class="tl-pair"><span class="tl-sep"> · </span>last step '
         r'<time [^>]+ data-when="ago">[^<]+</time></span></span></h2>',
         html,

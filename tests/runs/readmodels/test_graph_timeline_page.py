@@ -104,7 +104,7 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # The summary line is on the wall clock (friction15 2): when the first step was and how long ago the newest
     # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
     # you": whose move it is, and since when, is the status line's (friction16b 4).
-    assert page.summary.text == "2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago"
+    assert page.summary.text == "2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago"
     # The axis before the break has a scale: round minutes, at least two of them (friction60a 10, 60b 8: one label
     # under a long track), each once, none past the break.
     wide = [tick.label for tick in page.ticks if tick.only != "narrow"]
@@ -123,11 +123,11 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
-        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC · took under a minute"
     )
     # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
     running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
-    assert running.summary.text == ("2 steps reached (1 answered) · first step 22:00 UTC · last step 44 min ago")
+    assert running.summary.text == ("2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago")
 
 
 def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
@@ -233,7 +233,7 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     # counted from the newest step overstated the wait on a blocked run).
     assert page.summary.quiet == "35 min" and "for you" not in page.summary.text
     # A phone says the same words on a line of their own (friction61a 11: its tail's "5 h" read "5 h·").
-    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no step for 44 min",) * 2, ("", "")]
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no new step for 44 min",) * 2, ("", "")]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
     close = T0 + timedelta(milliseconds=115)
@@ -328,7 +328,7 @@ def test_a_burst_is_one_clock_tick_and_its_length_is_said_once_in_the_summary():
     assert tick.step == 60 and not tick.only and tick.anchor == "start"
     assert float(tick.at.rstrip("%")) == timeline_page.INSET
     assert page.summary.text == (
-        "2 steps reached (1 answered) · first step 22:00 UTC → last step 22:00 UTC, under a minute"
+        "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC · took under a minute"
     )
     assert page.gap == "" and not page.summary.standing
     assert page.rows[0].took == "under\xa0a\xa0minute · 2 steps reached (1 answered)"
@@ -406,7 +406,8 @@ def test_a_rows_quiet_words_stand_clear_of_its_newest_dots_as_drawn():
         T0 + timedelta(minutes=100),
     )
     row = page.rows[0]
-    assert row.quiet == "no step for 14 min" and not page.gap
+    # The 86 min before the first answer are cut out (a break before it, friction62a 3); the 14 min since are not.
+    assert row.quiet == "no new step for 14 min" and page.gap and page.gap_end
     quiet_at = float(row.quiet_at.rstrip("%"))
     for dots, room in ((row.dots, timeline_page.MERGE_WIDE), (row.narrow_dots, timeline_page.MERGE_NARROW)):
         assert quiet_at - max(float(dot.at.rstrip("%")) for dot in dots) >= room / 2, (row.quiet_at, dots)
@@ -432,11 +433,28 @@ def test_a_row_starts_where_its_run_started_and_says_how_long_as_its_card_does()
         SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
     )
     one, two = page.rows
-    assert two.start == f"{1.5 + 2 / 52 * 97:.2f}%"  # at its run's start, not at its first dot
-    assert float(two.start.rstrip("%")) < float(two.dots[0].at.rstrip("%")) - 50
+    # At its run's start, not at its first dot: the 48 quiet minutes between them cut out (friction62a 3).
+    assert two.start == page.gap
+    assert float(two.start.rstrip("%")) < float(page.gap_end.rstrip("%")) <= float(two.dots[0].at.rstrip("%"))
     assert two.took.startswith("50\xa0min")  # from its start to now, as its card's "started 50 min ago"
     assert one.start == "1.50%"
     assert page.summary.first == T0  # the summary still says when the first step was
+
+
+def test_the_summary_says_when_the_session_started_and_when_its_first_step_was_answered():
+    # Friction62b 10: "first step 2:47 AM" above a first dot at 3:37 AM: the step was given at one, answered at the
+    # other. Both are said: the start (the axis's), then the first answer (the first green dot's).
+    given, answered = T0, T0 + timedelta(minutes=50)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=given, last_at=answered)
+    marks = {"r1": [NodeMark(answered, "done", "Step 1"), NodeMark(answered, "running", "Step 2", kind="unanswered")]}
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, answered)
+    assert page.summary.text == (
+        "2 steps reached (1 answered) · started 22:00 UTC · first answer 22:50 UTC · last step under a minute ago"
+    )
+    # Answered within the minute it was given: the start says it, once.
+    quick = {"r1": [NodeMark(T0 + timedelta(seconds=20), "done", "Step 1"), *marks["r1"][1:]]}
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, quick, answered)
+    assert page.summary.answered is None and "first answer" not in page.summary.text
 
 
 def test_a_checkpoint_answered_on_is_a_diamond_of_its_own_with_its_own_key():
@@ -460,3 +478,72 @@ def test_a_checkpoint_answered_on_is_a_diamond_of_its_own_with_its_own_key():
         ("Answered", False),
         ("Checkpoint", True),
     ]
+
+
+def test_a_quiet_stretch_before_the_first_answer_is_cut_out_so_that_the_activity_spreads():
+    # Friction62a 3: a run started 50 min before its first answer, then a burst of steps in the last minute: every
+    # dot piled into the axis's last few pixels. The quiet stretch is cut out by a break at the axis's start, and
+    # the activity takes the track's width, to scale: dots a minute apart stand far apart, not in one cluster.
+    answered = T0 + timedelta(minutes=50)
+    moments = [answered + timedelta(seconds=20 * i) for i in range(4)]
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=moments[-1])
+    marks = {"r1": [NodeMark(m, "done", f"Step {i}") for i, m in enumerate(moments[:-1])]}
+    marks["r1"].append(NodeMark(moments[-1], "running", "Step 4", kind="unanswered"))
+    now = moments[-1] + timedelta(seconds=30)
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
+    (row,) = page.rows
+    places = [float(dot.at.rstrip("%")) for dot in row.dots]
+    assert page.gap == "1.50%" and float(page.gap_end.rstrip("%")) <= places[0], (page.gap, page.gap_end, places)
+    assert len(row.dots) == 4 and all(dot.count == 1 for dot in row.dots)  # each its own dot
+    assert places[-1] - places[0] > 15, places  # a minute of steps spread out, not piled at the end
+    # The axis says the start before the break, and round moments after it, each in order.
+    wide = [tick for tick in page.ticks if tick.only != "narrow"]
+    assert wide[0].moment == T0.isoformat() and wide[0].at == "1.50%"
+    assert all(float(tick.at.rstrip("%")) >= float(page.gap_end.rstrip("%")) for tick in wide[1:]), wide
+    assert len(wide) >= 3, wide
+    # The row still starts where its run started, at the axis's start (friction61a false 2).
+    assert row.start == "1.50%"
+
+
+def test_a_short_quiet_stretch_is_drawn_to_scale():
+    # Two steps 4 min apart after a run started 2 min before: no stretch is long enough to cut out (BREAK_AFTER).
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(minutes=6))
+    marks = {
+        "r1": [
+            NodeMark(T0 + timedelta(minutes=2), "done", "Step 1"),
+            NodeMark(T0 + timedelta(minutes=6), "running", "Step 2", kind="unanswered"),
+        ]
+    }
+    page = timeline_page.timeline_page(
+        detail(lane, state="running"), "/runs/RUN/", None, marks, T0 + timedelta(minutes=7)
+    )
+    assert page.gap == "" and page.gap_end == ""
+
+
+def test_a_rows_quiet_words_say_when_its_agent_was_active_since_its_newest_step():
+    # Friction62a, 62b: "Agent's move · Working" (something recorded in the last 30 min) beside "no step for 30 min"
+    # read as a contradiction. The words say "no new step", and when the agent recorded something since, that too.
+    r1 = TimelineLane(run_id="r1", label="x", points=[0.0], first_at=T0, last_at=T0 + timedelta(seconds=5))
+    later = T0 + timedelta(minutes=30)
+    r2 = TimelineLane(run_id="r2", label="y", points=[0.0], first_at=later, last_at=later)
+    marks = {"r1": [NodeMark(T0, "running", "Step 1")], "r2": [NodeMark(later, "running", "Step 1")]}
+    now = later + timedelta(minutes=1)
+
+    def quiet(active: datetime) -> str:
+        runs = [
+            RunSummary.model_construct(
+                run_id="r1", workflow_name="One", state="running", created_at=T0, updated_at=active
+            ),
+            RunSummary.model_construct(
+                run_id="r2", workflow_name="Two", state="running", created_at=later, updated_at=later
+            ),
+        ]
+        page = timeline_page.timeline_page(
+            SessionDetail.model_construct(runs=runs, timeline=[r1, r2]), "/runs/RUN/", None, marks, now
+        )
+        row = page.rows[0]
+        # The longer words on a line of their own under the track at every width, the tail's left blank.
+        return row.narrow_quiet if row.quiet_below and not row.quiet else row.quiet
+
+    assert quiet(T0 + timedelta(seconds=5)) == "no new step for 30 min"
+    assert quiet(now - timedelta(minutes=5)) == "no new step for 30 min (active 5 min ago)"
