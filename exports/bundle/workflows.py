@@ -166,7 +166,9 @@ def _as_document(compiled: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _as_source_step(step: Any, path: list[str | int], where: str) -> Any:
-    if not isinstance(step, dict) or step.get("kind") not in _STEP_KINDS:
+    # `kind` is looked up only when it is text: a list or an object there cannot be a dict key (a fuzzed bundle
+    # with `"kind": []` was refused as "could not be checked", a TypeError, not as the shape problem it is).
+    if not isinstance(step, dict) or not isinstance(step.get("kind"), str) or step["kind"] not in _STEP_KINDS:
         raise BundleProblem(
             "a compiled step must be an object whose kind is step, loop or parallel", where + pointer_to(*path)
         )

@@ -180,6 +180,11 @@ def _title(title: str) -> Any:
             id="compiled step without title or prompt",
         ),
         pytest.param(
+            lambda d: repin(d, 0, _with_first_step(d, kind=[])),
+            "/workflows/0/compiled/steps/0",
+            id="compiled step whose kind is a list",  # a TypeError once: "could not be checked" (seed 2036266101)
+        ),
+        pytest.param(
             lambda d: repin(d, 0, _with_first_step(d, declaredAsks={"context": "riskLevel"})),
             "/workflows/0/compiled/steps/0",
             id="declaredAsks that names no list",
