@@ -145,3 +145,30 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#fork-rows")).to_be_hidden()
     expect(json_mode).to_have_attribute("aria-pressed", "true")
     console_log.assert_clean()
+
+
+def test_a_branch_preview_keeps_updating_live_from_the_steps_own_page(page, console_log, site, service_catalog):
+    # The preview is the answer to a POST to /nodes/<id>/fork; a live update fetched that address again with a GET,
+    # which the server refuses (405, logged in the console, the page no longer updated) when the agent moved while
+    # a person previewed. It fetches the step's own page, and the preview stays as it was.
+    install_release(service_catalog["extra"])
+    start = start_workflow(RELEASE, context=START_CONTEXT)
+    moved = ack(start)
+    node = tokens.parse(settings.WORKRAIL_HOME, start["stateToken"], TokenKind.STATE).id
+    page.goto(f"{site}/nodes/{node}/")
+    page.locator("#branch-here > summary").click()
+    page.locator("#fork-details > summary").click()
+    page.get_by_label("Value of target").fill("production")
+    page.locator("#fork-reason").fill("Straight to production.")
+    page.get_by_role("button", name="Preview the change").click()
+    expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+    assert page.url.endswith(f"/nodes/{node}/fork")
+
+    def refetched(response) -> bool:
+        return response.request.method == "GET" and "/nodes/" in response.url and "/live/" not in response.url
+
+    with page.expect_response(refetched, timeout=10_000) as fresh:
+        ack(moved)  # the agent answers the next step while the person looks at the preview
+    assert fresh.value.url.endswith(f"/nodes/{node}/") and fresh.value.status == 200
+    expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+    console_log.assert_clean()

@@ -1,7 +1,8 @@
 /* Live updates without a reload.
  *
  * An element with data-live-version-url and data-live-version is polled every 2 s while the tab is
- * visible. When the version the server answers differs, the current page is fetched again, parsed with
+ * visible. When the version the server answers differs, the current page is fetched again (its
+ * data-live-page-url when it has one, the page a form's answer stands for), parsed with
  * DOMParser (which runs nothing), and the inner HTML of each [data-live-region] element is replaced by
  * the fresh page's region of the same name. A region holding the control the user is typing into is
  * left as it is (and tried again at the next tick); open <details>, scroll positions and the text typed into a
@@ -150,8 +151,16 @@
   }
 
   /* Resolves to true when every region was brought up to date. */
+  /* The page to fetch again: the watched element's data-live-page-url where the page was the answer to a form
+   * (a step's branch preview is the answer to a POST to /nodes/<id>/fork, which a GET would refuse with 405),
+   * else the address the page was loaded from. */
+  function pageUrl() {
+    var watched = document.querySelector("[data-live-page-url]");
+    return (watched && watched.getAttribute("data-live-page-url")) || window.location.href;
+  }
+
   function refreshRegions() {
-    return fetch(window.location.href, {
+    return fetch(pageUrl(), {
       headers: { Accept: "text/html" },
       cache: "no-store",
       credentials: "same-origin",
