@@ -35,9 +35,10 @@ ends the axis in a compact gap of GAP_SHARE, a break at its start; one before it
 two) is squeezed to CUT_SHARE, a break at its end, the activity after it drawn to scale again;
 a shorter one is drawn to scale, the axis running on from the first step to now with no break, and the newest
 step's moment labelled where no tick says it (time_axis.axis, `newest`). A standing row's track runs on, dashed,
-to now, and a row quiet for notably longer than the session says its own on its tail ("no new step for 50 min"; on a
-phone on a line of its own under the track). A session whose runs all ended has no gap and no "now": its axis
-ends at its newest step.
+to now, and a row quiet for notably longer than the session, or for the stall minutes, says its own on its tail ("no
+new step for 50 min"; on a phone on a line of its own under the track). A break is drawn across every row's line that
+runs through it, as on the axis. A session whose runs all ended has no gap and no "now": its axis ends at its newest
+step, and only then does its summary say how long it took.
 
 The door gives the run page's URL with RUN in place of the run id, and the marks of each run's nodes.
 """
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from runs.contract.dashboard import SessionDetail, StateName, TimelineLane
-from runs.readmodels import branch_summary, states, time_axis, timeline_marks
+from runs.readmodels import branch_summary, clock, states, time_axis, timeline_marks
 from runs.readmodels.branches import RunBranches
 from runs.readmodels.timeline_marks import ANSWERED, NodeMark
 
@@ -84,6 +85,9 @@ QUIET_MARGIN = 1.0
 QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
+# The states of a run that has ended: only a session whose runs all ended says how long it "took" (friction63a 3:
+# "took under a minute" over two runs that waited for an agent read as finished work).
+ENDED: frozenset[StateName] = frozenset({"done", "canceled"})
 
 
 def at(fraction: float, width: float = 100 - 2 * INSET) -> str:
@@ -115,6 +119,12 @@ class TimelineDot:
     @property
     def square(self) -> bool:
         return self.state in SQUARE and not self.checkpoint
+
+    @property
+    def mark(self) -> str:
+        """The glyph on a refused step's dot, "!", as the progress strip's chip marks it (friction63a 7: a refused
+        dot in Working's blue read as progress): its shape says refused whatever its tone's colour."""
+        return "!" if self.state == "blocked" and not self.checkpoint else ""
 
     @property
     def state_label(self) -> str:
@@ -153,6 +163,9 @@ class TimelineRow:
     # The quiet words on a line of their own under the track at every width: too long for a tail when they say when
     # the agent was last active ("no new step for 20 min (active 5 min ago)").
     quiet_below: bool = False
+    # Whether its line runs across the axis's break: the "//" is drawn on it too, where the axis's is (friction63b 6:
+    # a row's line ran whole through a stretch the axis said was cut out).
+    broken: bool = False
 
     @property
     def clustered(self) -> list[str]:
@@ -201,6 +214,9 @@ class TimelineSummary:
     # "started 2:47 AM · first answer 3:37 AM" (friction62b 10: "first step 2:47 AM" over a first dot at 3:37 AM,
     # the step given at one and answered at the other).
     answered: datetime | None = None
+    # Some run has not ended (ENDED) though none stands (a run paused for an agent): the newest step's time, and no
+    # "took" (friction63a 3).
+    open: bool = False
 
     @property
     def text(self) -> str:
@@ -208,13 +224,15 @@ class TimelineSummary:
         if self.first is None or self.last is None:
             return self.counts
         first = f"{self.first.astimezone(UTC):%H:%M} UTC"
-        if not self.took and not self.standing:
+        if not self.took and not self.standing and not self.open:
             return f"{self.counts} · {first}"
         said = f"{self.counts} · started {first}"
         if self.answered is not None:
             said += f" · first answer {self.answered.astimezone(UTC):%H:%M} UTC"
         if self.standing:
             return f"{said} · last step {self.quiet} ago"
+        if self.open:
+            return f"{said} · last step {self.last.astimezone(UTC):%H:%M} UTC"
         return f"{said} · last step {self.last.astimezone(UTC):%H:%M} UTC · took {self.took}"
 
 
@@ -478,6 +496,10 @@ def timeline_page(
     """`now`: the present, where a session with a run that still stands reaches to (after the gap)."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
+    ended = all(run.state in ENDED for run in detail.runs)
+    # A row quiet for the stall minutes says so on its tail even where the session's line says the same span, as a
+    # stalled run's always is (friction63a 9: a stalled row's dashed line to now had no words, a 150-step run's had).
+    stall_at = clock.stall_cutoff(now)
     # Whose move each run is, as its line in the page's head says it (a blocked run whose agent stopped is
     # the person's), else by its state.
     # A run's row starts where the run started (friction61a false 2: a run card said "started 50 min ago", its row
@@ -533,6 +555,15 @@ def timeline_page(
     def fraction(moment: datetime) -> float:
         return (place(moment) - INSET) / width
 
+    def crosses_cut(begins: float, ends: float) -> bool:
+        """Whether a row's line from `begins` to `ends` (fractions of the track) runs across the break: the one at
+        the axis's end stands just past its start, one before it just before its end (as the axis draws them)."""
+        if cut is None:
+            return False
+        if trailing:
+            return ends > fraction(cut[0])
+        return begins <= fraction(cut[0]) and ends >= fraction(cut[1])
+
     rows: list[TimelineRow] = []
     total: StepCounts | None = None
     for lane in detail.timeline:
@@ -554,7 +585,8 @@ def timeline_page(
                 idle_for = max((now - lane.last_at).total_seconds(), 0.0)
                 # The summary line says how long the session went without a step; a row whose own quiet
                 # stretch is about that one says nothing more (a run quiet for notably longer says its own).
-                if idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE):
+                longer = idle_for - quiet_for >= max(QUIET_MARGIN, quiet_for * QUIET_MARGIN_SHARE)
+                if longer or lane.last_at <= stall_at:
                     narrow_quiet, below = quiet_words(idle_for, activity.get(lane.run_id), lane.last_at, now)
                     quiet = "" if below else narrow_quiet
         own = marks.get(lane.run_id, [])
@@ -569,6 +601,8 @@ def timeline_page(
             quiet_at = f"{100 - INSET:.2f}%"
             if (100 - INSET - drawn) / 100 * WIDE_TRACK_PX < len(quiet) * QUIET_CHAR_PX + 2 * DOT_PX:
                 quiet, below = "", True
+        start_at = fraction(began) if began is not None else 0.0
+        end_at = fraction(max(mark.at for mark in own)) if own else 0.0
         rows.append(
             TimelineRow(
                 run_id=lane.run_id,
@@ -588,6 +622,7 @@ def timeline_page(
                 quiet_at=quiet_at,
                 narrow_quiet=narrow_quiet,
                 quiet_below=below,
+                broken=crosses_cut(start_at, 1.0 if until else end_at),
             )
         )
     counts = total or StepCounts(runs=0)
@@ -639,7 +674,8 @@ def timeline_page(
         newest,
         standing=gapped,
         quiet=time_axis.lasted(quiet_for) if gapped else "",
-        took=time_axis.lasted(lasted) if lasted > 0 and not gapped else "",
+        took=time_axis.lasted(lasted) if lasted > 0 and not gapped and ended else "",
         answered=answered,
+        open=not gapped and not ended,
     )
     return TimelinePage(rows, ticks, caption, summary, gap, gap_end=gap_end)

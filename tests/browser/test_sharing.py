@@ -84,6 +84,10 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         keep_screenshot(page, "imported-paused")
     page.set_viewport_size(before)
     assert_axis_reads(page)
+    # Two runs wait for an agent: nothing ended, so the summary says when the newest step was, never how long the
+    # session "took" (friction63a 3: "took under a minute" read as finished work).
+    expect(page.locator("#timeline > summary")).to_contain_text(re.compile(r"· last step \S"))
+    expect(page.locator("#timeline > summary")).not_to_contain_text("took")
     # Paused's dots are squares, its key beside the row too: told from Running's blue by shape, not only by
     # its cyan (friction9 item 7).
     paused = page.locator(".tl-track:visible .tl-dot.dot-paused")

@@ -30,6 +30,7 @@ from tests.browser.layout import (
     viewport_name,
     visit,
 )
+from tests.browser.timeline import open_timeline
 from tests.support import attention_sessions as made
 from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
@@ -480,6 +481,22 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
         == blue
         != red
     )
+    # Blue as Working's, a refused dot has a shape of its own, the progress strip chip's "!", on it and on its key
+    # (friction63a 7: a blue refused dot read as progress).
+    open_timeline(sized_page)
+    mark = sized_page.locator(".tl-track:visible .tl-mark").first
+    expect(mark).to_have_text("!")
+    dot_box, mark_box = (
+        sized_page.locator(".tl-track:visible .tl-dot.dot-blocked").first.bounding_box(),
+        mark.bounding_box(),
+    )
+    assert (
+        dot_box
+        and mark_box
+        and dot_box["x"] <= mark_box["x"]
+        and mark_box["x"] + mark_box["width"] <= dot_box["x"] + dot_box["width"]
+    )
+    assert timeline_key.evaluate("k => getComputedStyle(k, '::after').content").startswith('"!"')
     visit(sized_page, f"{site}/nodes/{retrying.node_id}/", "blocked-retrying-step-colours")
     assert colour(sized_page.locator("#step-state"), "color") == edge(
         sized_page.locator("#node-refusal .blocked-panel")

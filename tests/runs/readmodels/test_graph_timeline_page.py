@@ -112,15 +112,18 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     assert wide[:2] == ["22:00", "22:01"] and len(narrow) >= 2, (wide, narrow)
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
-    # row's tail, whose quiet stretch is that one, does not say it again.
-    assert row.quiet == "" and row.narrow_quiet == ""
+    # row's tail says it too, as every stalled row's does (friction63a 9: a stalled row's dashed line had no words
+    # where a 150-step run's had), on a phone on a line of its own.
+    assert row.quiet == row.narrow_quiet == "no new step for 44 min"
+    # Its line runs across the break at the axis's end: the "//" is drawn on it too (friction63b 6).
+    assert row.broken
     # A run that ended keeps the span of its nodes, with no gap and no now.
     ended_page = timeline_page.timeline_page(detail(lane, state="done"), "/runs/RUN/", None, marks, now)
     (ended,) = ended_page.rows
     assert (
         ended.took == "under\xa0a\xa0minute · 2 steps reached (1 answered)" and ended.until == "" and ended.quiet == ""
     )
-    assert ended_page.gap == "" and ended.dots[-1].at == "98.50%"
+    assert ended_page.gap == "" and ended.dots[-1].at == "98.50%" and not ended.broken
     # Its summary runs from the first step to the last, on the clock, and says how long that took.
     assert ended_page.summary.text == (
         "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC · took under a minute"
@@ -128,6 +131,24 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # A running run's move is the agent's: the line says how long ago the last step was, not "waiting".
     running = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, now)
     assert running.summary.text == ("2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago")
+    # A run quiet for less than the stall minutes, whose quiet stretch the summary says, says nothing on its tail.
+    soon = timeline_page.timeline_page(
+        detail(lane, state="running"), "/runs/RUN/", None, marks, T0 + timedelta(minutes=5)
+    )
+    assert soon.rows[0].quiet == soon.rows[0].narrow_quiet == ""
+
+
+def test_only_a_session_whose_runs_all_ended_says_how_long_it_took():
+    # Friction63a 3: "took under a minute" over runs waiting for an agent (paused: no gap, no "now") read as finished.
+    first, last = T0, T0 + timedelta(seconds=20)
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=first, last_at=last)
+    marks = {"r1": [NodeMark(first, "done", "Step 1"), NodeMark(last, "paused", "Step 2", kind="unanswered")]}
+    paused = timeline_page.timeline_page(detail(lane, state="paused"), "/runs/RUN/", None, marks, NOW)
+    assert paused.summary.took == "" and paused.summary.open
+    assert paused.summary.text == "2 steps reached (1 answered) · started 22:00 UTC · last step 22:00 UTC"
+    for state in ("done", "canceled"):
+        ended = timeline_page.timeline_page(detail(lane, state=state), "/runs/RUN/", None, marks, NOW)
+        assert ended.summary.text.endswith("· took under a minute") and not ended.summary.open, state
 
 
 def test_a_standing_run_reaches_now_and_only_a_long_quiet_stretch_is_cut_out():
@@ -233,7 +254,11 @@ def test_a_run_quiet_for_longer_than_the_session_says_its_own_quiet_stretch():
     # counted from the newest step overstated the wait on a blocked run).
     assert page.summary.quiet == "35 min" and "for you" not in page.summary.text
     # A phone says the same words on a line of their own (friction61a 11: its tail's "5 h" read "5 h·").
-    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [("no new step for 44 min",) * 2, ("", "")]
+    # r2, quiet for longer than the stall minutes (30), says its own too (friction63a 9).
+    assert [(row.quiet, row.narrow_quiet) for row in page.rows] == [
+        ("no new step for 44 min",) * 2,
+        ("no new step for 35 min",) * 2,
+    ]
     # A row quiet for barely longer than the session says nothing of its own ("no step for 6.1 s" over "6.0 s
     # with no step" was noise: friction12 item 1).
     close = T0 + timedelta(milliseconds=115)
@@ -503,6 +528,21 @@ def test_a_quiet_stretch_before_the_first_answer_is_cut_out_so_that_the_activity
     assert len(wide) >= 3, wide
     # The row still starts where its run started, at the axis's start (friction61a false 2).
     assert row.start == "1.50%"
+    # Its line runs from before the break to after it: the break's "//" is drawn on it too (friction63b 6).
+    assert row.broken
+
+
+def test_a_refused_steps_dot_is_marked_as_the_progress_strips_chip_is():
+    # Friction63a 7: a refused dot in Working's blue read as progress: it carries "!" whatever its tone, a step
+    # at work none.
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=5))
+    refused = NodeMark(T0 + timedelta(seconds=5), "blocked", "Step 2", kind="unanswered", tone="agents")
+    marks = {"r1": [NodeMark(T0, "done", "Step 1"), refused]}
+    page = timeline_page.timeline_page(detail(lane, state="blocked"), "/runs/RUN/", None, marks, NOW)
+    assert [dot.mark for dot in page.rows[0].dots] == ["", "!"]
+    marks["r1"][1] = NodeMark(refused.at, "running", "Step 2", kind="unanswered")
+    page = timeline_page.timeline_page(detail(lane, state="running"), "/runs/RUN/", None, marks, NOW)
+    assert [dot.mark for dot in page.rows[0].dots] == ["", ""]
 
 
 def test_a_short_quiet_stretch_is_drawn_to_scale():
