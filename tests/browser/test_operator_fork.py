@@ -233,6 +233,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 expect(page.locator("svg.run-graph text.cv")).to_have_text("started by hand")
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
+        # Branch 2 waits for an agent: the timeline's line never says how long the session "took" (friction63a 3).
+        expect(page.locator("#timeline > summary")).to_contain_text("last step")
+        expect(page.locator("#timeline > summary")).not_to_contain_text("took")
 
         async def go_on(client: Client) -> dict[str, Any]:
             shown = await structured(client, call["tool"], call["arguments"])
