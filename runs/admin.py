@@ -83,7 +83,7 @@ DESCRIPTIONS: dict[str, str] = {
     "Output": "The notes and artifacts an agent sent with an accepted answer.",
     "Checkpoint": "Notes saved at a step without moving on.",
     "RunSynthesis": "A finished branch's notes and artifacts, gathered in order.",
-    "Gap": "What only a person could give, which a full-auto run went on without.",
+    "Gap": "Things only you could answer: the agent assumed an answer and went on.",  # friction63a 15
     "Observation": "The git branch and commit the agent worked on when it answered.",
     "Event": "The append-only history every table above is rebuilt from.",
     "Attempt": "The one-use token each answer to a step must carry (ackToken).",

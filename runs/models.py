@@ -364,9 +364,10 @@ class Gap(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        # The run page lists these under "Gaps"; here, what one is (friction60a 17).
-        verbose_name = "question the agent went past"
-        verbose_name_plural = "questions the agent went past"
+        # The run page lists these under "Gaps"; here, what one is (friction60a 17), in plain words (friction63a 15:
+        # "the agent went past" and its line read as a riddle).
+        verbose_name = "question a full-auto run skipped"
+        verbose_name_plural = "questions a full-auto run skipped"
 
     def __str__(self) -> str:
         return f"gap {self.reason} at {self.step_id}"

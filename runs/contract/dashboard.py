@@ -524,6 +524,12 @@ class RunSummary(Shape):
     _imported_at: datetime | None = PrivateAttr(default=None)
 
     @property
+    def branched(self) -> bool:
+        """Whether it has a second branch: only then do its pages name the shown one ("Summary of branch 1"); a
+        run that never forked says "Summary" (friction63a 11, 63b 4)."""
+        return self.branch_count > 1
+
+    @property
     def client_name(self) -> str:
         return self._client_name
 

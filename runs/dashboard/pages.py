@@ -32,11 +32,11 @@ from runs.readmodels import (
     trace,
 )
 from runs.readmodels.timings import (
+    CALL_ERROR_NOTE,
+    CALL_ERRORS,
     MEDIAN_MIN_CALLS,
     NOT_RECORDED_REASON,
     P95_MIN_CALLS,
-    REJECTED_CALLS,
-    REJECTED_NOTE,
     recent_calls,
     session_note,
     tool_lines,
@@ -281,8 +281,8 @@ def timings(request: HttpRequest) -> HttpResponse:
             "calls_unrecorded": any(call.words == NOT_RECORDED_REASON for call in calls),
             "p95_min_calls": P95_MIN_CALLS,
             "median_min_calls": MEDIAN_MIN_CALLS,
-            "rejected_calls": REJECTED_CALLS,
-            "rejected_note": REJECTED_NOTE,
+            "call_errors": CALL_ERRORS,
+            "call_error_note": CALL_ERROR_NOTE,
         },
     )
 
@@ -296,7 +296,11 @@ def connect(request: HttpRequest) -> HttpResponse:
 @require_safe
 def words(request: HttpRequest) -> HttpResponse:
     """The words the dashboard uses, one line each (glossary.TERMS): reached from every page's header."""
-    return render(request, "dashboard/words.html", {"nav": "words", "terms": glossary.TERMS})
+    return render(
+        request,
+        "dashboard/words.html",
+        {"nav": "words", "terms": glossary.TERMS, "pill_examples": glossary.PILL_EXAMPLES},
+    )
 
 
 FAVICON = "dashboard/favicon.svg"

@@ -225,11 +225,12 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         )
         for name, words in states.MOVE_FILTERS.items()
     ]
-    # A link of an older page may still filter by one state (?status=stalled): the strip shows it, chosen.
+    # A link of an older page may still filter by one state (?status=stalled): the strip shows it, chosen, named by
+    # its rows' pill words (states.filter_words: "Retrying, Agent stopped or Needs your input", never "Refused").
     if page.state:
         chosen = page.state
         move_filters.append(
-            MoveFilter(chosen, states.MOVES[chosen], states.label(chosen), page.state_counts.get(chosen, 0))
+            MoveFilter(chosen, states.MOVES[chosen], states.filter_words(chosen), page.state_counts.get(chosen, 0))
         )
     return render(
         request,

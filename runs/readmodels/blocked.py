@@ -391,7 +391,7 @@ def resend_items(refusal: Refusal) -> list[ResendItem]:
             ResendItem(
                 part=f"output.artifacts ({', '.join(kinds)})",
                 listed=named("/output/artifacts"),
-                why="the artifact the step's contract asks for",
+                why="the artifact this step asks for",  # friction63b 4: "contract" is no word of the page's
             )
         )
     context = _object(arguments.get("context"))

@@ -31,17 +31,21 @@ TERMS: tuple[Term, ...] = (
         "run", "Run", "One go of a workflow by an agent, from its first step to its end. A session holds one or more."
     ),
     Term("step", "Step", "One entry of the workflow's outline; \u201cstep 2 of 3\u201d is where it sits there."),
+    # friction63a 2, 63b 4: no pill says "Refused"; the line names the words its pills show.
     Term(
         "refused",
         "Refused",
-        "An answer the step did not accept: the agent was told what to fix and is to send another.",
+        "An answer the step did not accept: the agent was told what to fix and is to send another. Its pill reads"
+        f" \u201c{states.RETRYING_WORD}\u201d while it is to resend, \u201c{states.CAUSES['stopped']}\u201d once it"
+        " has gone quiet.",
     ),
-    # friction62a 7, 62b 5: "Turned away" beside "Refused" needed this line to be told apart; the word now names
-    # the call (timings.REJECTED_CALL), and its line is the one under the Tool timings table.
+    # friction62a 7, 62b 5: "Turned away" beside "Refused" needed this line to be told apart; friction63a 2:
+    # "Rejected call" read as a third word for it, so the word now names what was wrong, the call
+    # (timings.CALL_ERROR), and its line is the one under the Tool timings table.
     Term(
-        "rejected-call",
-        timings.REJECTED_CALL,
-        f"In Tool timings: {timings.REJECTED_NOTE[0].lower()}{timings.REJECTED_NOTE[1:]}",
+        "call-error",
+        timings.CALL_ERROR,
+        f"In Tool timings: {timings.CALL_ERROR_NOTE[0].lower()}{timings.CALL_ERROR_NOTE[1:]}",
     ),
     Term(
         "branch",
@@ -74,10 +78,23 @@ TERMS: tuple[Term, ...] = (
         " loop's own word (\u201cstep 4 of 8 (area 1 of 2)\u201d); a loop of several steps letters them:"
         " \u201cstep 2a\u201d, \u201cstep 2b\u201d.",
     ),
+    # friction63b 4: words the pages use that readers looked up and did not find here.
+    Term(
+        "area",
+        "Area",
+        "In a review: one part of the change (a group of its files) that a loop reviews in its own round,"
+        " \u201carea 1 of 2\u201d.",
+    ),
     Term(
         "checkpoint",
         "Checkpoint",
         "Notes the agent saved at a step without answering it, so that a later chat can pick up from there.",
+    ),
+    Term(
+        "resume-code",
+        "Resume code",
+        "The code (stateToken) that names one step of a branch: the resume message carries it, so that an agent given"
+        " the message goes on from that step.",
     ),
     Term(
         "inputs",
@@ -89,6 +106,12 @@ TERMS: tuple[Term, ...] = (
         "Artifact",
         "A structured result the agent records with an answer (\u201cFindings\u201d, \u201cChanged files\u201d),"
         " beside its notes in words.",
+    ),
+    Term(
+        "hand-off",
+        "Hand-off",
+        "An artifact an agent leaves for whoever takes the work on next (\u201cCoding hand-off\u201d): what it"
+        " decided, the files it changed.",
     ),
     Term(
         "bundle",
@@ -107,6 +130,11 @@ TERMS: tuple[Term, ...] = (
 # newcomer cannot guess from the page (friction62b 6: "Mode: Guided, balanced risk" on every session header,
 # "checkpoint" in the graph's key, looked up by hand). A subtle link, once per page, not a "?" beside each.
 LINKED: frozenset[str] = frozenset({"mode", "checkpoint"})
+
+
+# The pill words the page's last line gives as examples before it links the states' legend (words.html), one of
+# each kind, each a word a pill shows (friction63a 2, 63b 4: it said "Refused", which no pill says).
+PILL_EXAMPLES: tuple[str, ...] = (states.label("needs_you"), states.RETRYING_WORD, states.label("stalled"))
 
 
 def term(anchor: str) -> Term:

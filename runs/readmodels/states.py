@@ -167,6 +167,20 @@ Cause = Literal["stopped", "needs_input"]
 CAUSES: dict[Cause, str] = {"stopped": "Agent stopped", "needs_input": "Needs your input"}
 
 
+# A one-state filter's chip (an older link's ?status=blocked), named by the words its rows' pills show, not the
+# state's family name (friction63a 2, 63b 4: a chip "Refused 1" over a row pilled "Agent's move · Retrying", and no
+# pill ever says "Refused"): a refused step's pill says its stage, and a step waiting for your input shares its
+# stored state. Every other state's chip is its label, which is its pill's word.
+FILTER_WORDS: dict[StateName, str] = {
+    "blocked": f"{RETRYING_WORD}, {CAUSES['stopped']} or {CAUSES['needs_input']}",
+}
+
+
+def filter_words(state: str) -> str:
+    """The chip of the sessions list's filter by one state: the pill words of the rows it shows (FILTER_WORDS)."""
+    return FILTER_WORDS.get(state, label(state))  # type: ignore[call-overload]
+
+
 def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:
     """Why a state is the person's move when the state alone does not say it: a refused step whose agent
     stopped resending, or that waits for something only the person gives (`held_by_you`); None otherwise."""

@@ -108,14 +108,15 @@ class Unlinked(Enum):
 HELD = "the answer was refused: it lacked something"  # a held answer: the contract working
 # A call the server answered with an error code the agent was told (a bad id, a run that ended), in the page's
 # words (friction15 8: "Refused" is also a refused answer on the run pages, a different thing; friction62a 7,
-# 62b 5: "Turned away" beside "Refused" still needed the glossary): a word of its own, about the call, not an
-# answer. The API's field names keep "refused".
-REJECTED_CALL = "Rejected call"
-REJECTED_CALLS = "Rejected calls"  # the Per tool table's column
+# 62b 5: "Turned away" beside "Refused" still needed the glossary; friction63a 2: "Rejected call" still read as a
+# third word for a refused answer): named by what was wrong, the call itself, beside "Server error" where the
+# server was. The API's field names keep "refused".
+CALL_ERROR = "Call error"
+CALL_ERRORS = "Call errors"  # the Per tool table's column
 # The one line under the Per tool table that tells its column apart from a refused answer (friction62a 7).
-REJECTED_NOTE = (
-    "A rejected call is one the server answered with an error that told the agent what was wrong in its request"
-    " (a bad id, a run that ended); not a refused answer, nor a server error."
+CALL_ERROR_NOTE = (
+    "A call error is a call that was itself wrong (a bad token, an unknown workflow, a run that already ended): the"
+    " server told the agent why; not a refused answer, nor a server error."
 )
 # A call's outcome tag, capitalised as every other tag (a held answer is "Refused", as states.py says it).
 OUTCOME_LABELS = {
@@ -123,8 +124,8 @@ OUTCOME_LABELS = {
     # friction60a/60b: "Refused" beside "Turned away" read as two words for one thing; the tag names what was
     # refused, the answer, in the run pages' word for it.
     CallOutcome.BLOCKED: f"Answer {LABELS['blocked'].lower()}",
-    CallOutcome.REFUSED: REJECTED_CALL,
-    CallOutcome.REJECTED: REJECTED_CALL,
+    CallOutcome.REFUSED: CALL_ERROR,
+    CallOutcome.REJECTED: CALL_ERROR,
     CallOutcome.ERROR: "Server error",
 }
 
@@ -145,13 +146,14 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         return f"{tool} failed inside the server{broke}; the details are in {SERVER_ERRORS}"
     if outcome in ENDED_RUN_REFUSALS:  # the expected answer, not a failure
         why = message.strip() or _ERROR_WORDS[_CODES[outcome]]
-        return f"{tool} was rejected, as it should be: {why}"
+        return f"{tool} was told no, as it should be: {why}"
     if code is None:
         if outcome.lower() == "error" and not message.strip():
             return NOT_RECORDED_REASON
         return f"{tool} failed: {message.strip()}" if message.strip() else f"{tool} failed with the code {outcome}"
     why = message.strip() or _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
-    return f"{tool} was rejected: {why}"
+    # "told no", as the column's tooltip says it: no "rejected" beside a refused answer (friction63a 2).
+    return f"{tool} was told no: {why}"
 
 
 @dataclass(frozen=True)

@@ -187,13 +187,14 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             # Every column's figure, the slowest call's too: not dropped without a word (friction9 15), three
             # to a line, the counts then the times (friction20b 1: six to a line ran "2 (100%)" into its
             # neighbour). Two calls per tool: a "—" median, which would only be those calls again (friction16a 18).
-            names = [["Calls", "Rejected", "Server"], ["Median", "p95", "Slowest"]]
+            names = [["Calls", "Call", "Server"], ["Median", "p95", "Slowest"]]
             assert [[figure.split()[0] for figure in line] for line in lines[1:]] == names, lines
             # No figure runs into another: each cell's content stays inside its own cell.
             assert row.evaluate(OVERLAPS) == [], row.inner_text()
-    # friction62a 7, 62b 5: the rejected calls told apart from a refused answer under the table, in sight.
-    expect(sized_page.locator("#rejected-note")).to_be_visible()
-    expect(sized_page.locator("#rejected-note")).to_contain_text("not a refused answer, nor a server error")
+    # friction62a 7, 62b 5: the call errors told apart from a refused answer under the table, in sight; named by
+    # what was wrong, the call (friction63a 2: "Rejected call" read as a third word for a refused answer).
+    expect(sized_page.locator("#call-error-note")).to_be_visible()
+    expect(sized_page.locator("#call-error-note")).to_contain_text("not a refused answer, nor a server error")
     # Times in the unit that suits them, as on the run pages: "12 ms", "1.8 s", never bare milliseconds.
     figures = " | ".join(stats.locator("tbody td").all_text_contents())
     assert "1,834" not in figures and "1834" not in figures, figures
@@ -206,8 +207,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
             assert len(first) == 2 and any(text.endswith("_workflow") for text in first), first
             assert not any(text.startswith(("When", "Tool")) for text in first), first
     canceled = recent.locator("tbody tr").filter(has_text="RUN_CANCELED")
-    expect(canceled).to_contain_text("continue_workflow was rejected, as it should be: the run was canceled")
-    expect(canceled.locator(".badge")).to_have_text("Rejected call")
+    expect(canceled).to_contain_text("continue_workflow was told no, as it should be: the run was canceled")
+    expect(canceled.locator(".badge")).to_have_text("Call error")
     crash = recent.locator("tbody tr").filter(has_text="INTERNAL_ERROR")
     expect(crash.locator(".badge")).to_have_text("Server error")
     expect(crash).to_contain_text(
@@ -217,8 +218,8 @@ def test_a_failed_call_says_what_failed_and_links_to_its_run(sized_page, console
     expect(recent).not_to_contain_text("without an error code")
     # A failed call says why in its error's own words, as the agent was told them, when they were kept.
     bad_id = recent.locator("tbody tr").filter(has_text="WORKFLOW_NOT_FOUND")
-    expect(bad_id).to_contain_text("start_workflow was rejected: There is no workflow 'wr.nope' here.")
-    expect(bad_id.locator(".badge")).to_have_text("Rejected call")
+    expect(bad_id).to_contain_text("start_workflow was told no: There is no workflow 'wr.nope' here.")
+    expect(bad_id.locator(".badge")).to_have_text("Call error")
     canceled.get_by_role("link").last.click()
     sized_page.wait_for_load_state("networkidle")
     assert sized_page.url.endswith(f"/runs/{forked.review_run}/")

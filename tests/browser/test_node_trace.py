@@ -3,6 +3,8 @@ counted loop say what was evaluated, in plain words."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -66,6 +68,10 @@ def test_the_progress_strip_says_a_skipped_step_where_it_would_stand(sized_page,
     titles = sized_page.locator(".stepper .st-step .st-title").all_inner_texts()
     assert titles[:4] == ["Intake", "Phase 0b", "Phase 1", "Update the docs"]
     expect(skipped.nth(2).locator(".st-words")).to_have_text("step 6 not run")
+    # A run that never forked names no branch (friction63a 11, 63b 4: "Summary of branch 1" on its only branch).
+    expect(sized_page.locator("#synthesis-title")).to_have_text("Summary")
+    expect(sized_page.locator("#synthesis-done")).to_have_text(re.compile(r"^completed "))
+    expect(sized_page.locator("#synthesis-notes summary")).to_have_text("The notes as one document")
     keep_screenshot(sized_page, "progress-skipped")
     assert_fits(sized_page)
     console_log.assert_clean()

@@ -151,7 +151,14 @@ def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, si
         page.goto(site + "/sessions/?status=blocked")  # an older link by one state still filters by it
         expect(page.locator("tr.session-row")).to_have_count(1)
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
-        expect(page.locator(".status-chips a[aria-current=true] .badge")).to_have_text("Refused 1")
+        # Named by the words its rows' pills show, the row's "Retrying" among them (friction63a 2, 63b 4: "Refused 1"
+        # over a row pilled "Agent's move · Retrying"; no pill says "Refused"), on one line across the phone's row.
+        chosen = page.locator(".status-chips a[aria-current=true] .badge")
+        expect(chosen).to_have_text("Retrying, Agent stopped or Needs your input 1")
+        expect(page.locator("tr.session-row .badge")).to_have_text("Agent's move · Retrying")
+        assert chosen.evaluate("e => e.getClientRects().length") == 1
+        line = chosen.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
+        assert (chosen.bounding_box() or {"height": 0})["height"] < 2 * line + 12
         assert_fits(page)  # the headline card needs no script either
         # No session recorded a repository: not grouped, so no note says that nothing groups (friction15a 9).
         expect(page.locator("#session-filters #one-group")).to_have_count(0)

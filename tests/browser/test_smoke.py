@@ -181,7 +181,13 @@ def test_the_admin_index_is_readable_in_people_s_words_light_and_dark(page, cons
     captions = [c.strip() for c in page.locator("#content-main .module caption").all_text_contents()]
     assert captions[:3] == ["Who can sign in", "Sessions and runs (read only)", "For developers (read only)"], captions
     names = page.locator("#content-main .module th a").all_text_contents()
-    for name in ("Branch summaries", "Step notes", "Workflow copies", "Answer tokens", "Questions the agent went past"):
+    for name in (
+        "Branch summaries",
+        "Step notes",
+        "Workflow copies",
+        "Answer tokens",
+        "Questions a full-auto run skipped",
+    ):
         assert name in names, names
     for old in ("Groups", "Outputs", "Pinned workflows", "Step attempts", "Finished branch records"):
         assert old not in names, names

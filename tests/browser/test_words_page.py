@@ -25,8 +25,9 @@ def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_i
     link.click()
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("h1")).to_have_text("Words used here")
-    # glossary.TERMS, Refused and Rejected call included; no "Part" (friction60a 4: no part count is said).
-    expect(sized_page.locator(".glossary dt")).to_have_count(17)
+    # glossary.TERMS, Refused and Call error included, and Area, Resume code, Hand-off (friction63b 4); no "Part"
+    # (friction60a 4: no part count is said).
+    expect(sized_page.locator(".glossary dt")).to_have_count(20)
     assert_fits(sized_page)
     visit(sized_page, f"{site}/words/#branch", "words-page")
     expect(sized_page.locator("#branch dd")).to_contain_text("One line of steps through a run")

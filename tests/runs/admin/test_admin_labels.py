@@ -28,7 +28,8 @@ def test_every_table_has_a_plural_a_person_would_write():
     # No internal name a newcomer cannot place (friction7 item 14): "gaps", "observations", "syntheses", and
     # no database word in brackets after the plain one (friction12 13: "acknowledgements", "gaps").
     assert names["step answer"] == "step answers"
-    assert names["question the agent went past"] == "questions the agent went past"
+    # friction63a 15: plain words, not "questions the agent went past".
+    assert names["question a full-auto run skipped"] == "questions a full-auto run skipped"
     assert names["git commit worked on"] == "git commits worked on"
     # The dashboard's words (friction26b 19: "Nodes" and "Attempts" beside a dashboard that says "steps").
     assert names["step"] == "steps"
@@ -63,6 +64,8 @@ def test_the_index_and_change_lists_show_the_right_names(superuser_client: Any, 
         assert f'class="section">{section}</a>' in index, section
     assert index.index("Who can sign in") < index.index("Sessions and runs") < index.index("For developers")
     assert '<p class="model-description" id="runs-event-what">The append-only history' in index
+    assert "Questions a full-auto run skipped" in index and "went past" not in index  # friction63a 15
+    assert "Things only you could answer: the agent assumed an answer and went on." in index
     assert index.count('class="model-description"') == index.count('<th scope="row"')
     assert ">Groups<" not in index and "Recent actions" not in index
     assert "acknowledgements" not in index and "(gaps)" not in index

@@ -152,6 +152,12 @@ def test_with_no_session_at_all_the_home_page_explains_how_to_connect_an_agent(c
     html = page(client, "/")
     assert "Connect an agent" in html
     assert "claude mcp add workrail" in html
+    # friction63b 13: its last step linked "the sessions page", the page it is on; its first line says it already.
+    steps = between(html, 'id="connect-steps"', "</ol>")
+    assert 'href="/sessions/"' not in steps and "appears on the" not in steps
+    assert "its session shows up here as it works" in html
+    # The Connect page, another page, still says where the session appears, and links it.
+    assert 'id="where-it-appears">Its session appears on the <a href="/sessions/">' in page(client, "/connect/")
 
 
 # --- a session and its runs ---------------------------------------------------------------------------

@@ -131,7 +131,7 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     )
     recent = page(client, "/timings/").split('id="recent-title"', 1)[1].split("</table>", 1)[0]
     assert '<code class="small">RUN_CANCELED</code>' in recent
-    assert "continue_workflow was rejected, as it should be: the run was canceled" in recent
+    assert "continue_workflow was told no, as it should be: the run was canceled" in recent
     assert f'href="/sessions/{built.session_id}/"' in recent and f'href="/runs/{built.review_run}/"' in recent
     # No reason kept (a row from before codes were): said plainly under its Error tag (friction22b A3); where to
     # look instead is in the page's "For developers" fold.
@@ -139,7 +139,7 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert "A reason “not recorded” belongs to a call from before this server kept reasons" in recent_fold(client)
     assert "start_workflow failed inside the server on an unexpected KeyError" in recent
     assert "failed without an error code" not in recent
-    assert "continue_workflow was rejected, as it should be: that branch is already complete" in recent  # no link
+    assert "continue_workflow was told no, as it should be: that branch is already complete" in recent  # no link
     assert 'href="/runs/run_gone/"' not in recent
 
 
@@ -214,7 +214,7 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     )
     # A canceled run's refusal is the expected answer, tagged apart from failures (by its code).
     # newest first; a held answer's tag says what was refused, set apart from a call turned away (friction60b 7)
-    assert [line.label for line in recent_calls()] == ["Rejected call", "Answer refused", "OK"]
+    assert [line.label for line in recent_calls()] == ["Call error", "Answer refused", "OK"]
     ToolCall.objects.create(tool="continue_workflow", outcome="STORE_BUSY", duration_ms=1834.25, started_at=now)
     shown = page(client, "/timings/")
     assert 'title="Median: half the calls took less">Median</th>' in shown and "(ms)" not in shown
@@ -228,9 +228,11 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
     # failure inside the server is.
     assert row.startswith('<td class="num">4</td><td class="num">2</td><td class="num">0</td>')
     assert "risk-high" not in row and "3 ms" in row and "1.8 s" in row  # median; slowest
-    assert "Rejected calls</th>" in stats and "Server errors</th>" in stats
-    # friction62a 7: one line under the table tells a rejected call from a refused answer (not only the glossary).
-    assert 'id="rejected-note">A rejected call is one the server answered with an error' in stats
+    assert "Call errors</th>" in stats and "Server errors</th>" in stats
+    # friction62a 7: one line under the table tells a call error from a refused answer (not only the glossary);
+    # friction63a 2: named by the call that was wrong, no "rejected" beside "refused".
+    assert 'id="call-error-note">A call error is a call that was itself wrong' in stats
+    assert "Rejected" not in stats and "rejected call" not in stats
     assert "Turned away" not in stats
     ToolCall.objects.create(tool="continue_workflow", outcome="INTERNAL_ERROR", duration_ms=2.0, started_at=now)
     stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
@@ -240,10 +242,10 @@ def test_a_calls_outcome_tag_is_capitalised_and_the_columns_say_their_measure(cl
 
 
 def test_the_refused_column_stays_when_no_call_was_refused(client):
-    """Rejected calls and Server errors are the table's fixed columns, 0 or not (friction10 14)."""
+    """Call errors and Server errors are the table's fixed columns, 0 or not (friction10 14)."""
     ToolCall.objects.create(tool="continue_workflow", outcome="ok", duration_ms=3.0, started_at=timezone.now())
     stats = page(client, "/timings/").split('id="stats-title"', 1)[1].split("</section>", 1)[0]
-    assert "Server errors</th>" in stats and "Rejected calls</th>" in stats
+    assert "Server errors</th>" in stats and "Call errors</th>" in stats
     row = stats.split('<td class="mono">continue_workflow</td>', 1)[1].split("</tr>", 1)[0]
     assert row.startswith('<td class="num">1</td><td class="num">0</td><td class="num">0</td>')
 
@@ -252,8 +254,8 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     assert call_words("continue_workflow", "ok") == ""
     assert call_words("continue_workflow", "blocked") == "the answer was refused: it lacked something"
     # A code the agent was told: turned away (friction26b 13), not a failure of the server.
-    assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow was rejected: the store was busy"
-    assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow was rejected: bundle too large"
+    assert call_words("checkpoint_workflow", "STORE_BUSY") == "checkpoint_workflow was told no: the store was busy"
+    assert call_words("start_workflow", "BUNDLE_TOO_LARGE") == "start_workflow was told no: bundle too large"
     # Where the details are: the server's stderr, named where the failure is (friction26b 13: "the server's error
     # output" named no place), which a stdio client keeps.
     where = "the details are in the stderr of manage.py mcp (the agent's client keeps it in its MCP log)"
@@ -267,7 +269,7 @@ def test_a_call_is_said_in_words_from_its_outcome_and_exception():
     # A code this server does not know is given as it is; an error's own message, when kept, says why.
     assert call_words("start_workflow", "QUOTA_EXCEEDED") == "start_workflow failed with the code QUOTA_EXCEEDED"
     said = call_words("continue_workflow", "RUN_CANCELED", message="Run run_1 was canceled by ana at 14:02 UTC.")
-    assert said == "continue_workflow was rejected, as it should be: Run run_1 was canceled by ana at 14:02 UTC."
+    assert said == "continue_workflow was told no, as it should be: Run run_1 was canceled by ana at 14:02 UTC."
 
 
 def test_the_catalog_leads_with_the_name_and_says_each_tag_by_its_label(client, service_catalog):

@@ -6,7 +6,7 @@ import html
 
 import pytest
 
-from runs.readmodels import glossary
+from runs.readmodels import glossary, states
 from tests.support.branched_review import forked_review
 from tests.support.pages import page
 
@@ -19,13 +19,27 @@ def test_the_words_page_lists_every_term_once_and_links_the_states(client):
         assert text.count(f'<div id="{term.anchor}"><dt>') == 1, term
     # The states are the sessions list's legend's: linked, not said again.
     assert 'href="/sessions/#state-meanings">What the states mean</a>' in text
-    assert "Agent stopped" not in text
+    for meaning in states.MEANINGS:  # but No agent yet's, a word of its own here (friction60a 12)
+        assert meaning.state == "paused" or html.escape(meaning.means) not in text, meaning
+    # Its examples are words a pill shows (friction63a 2, 63b 4: "Refused", which no pill says).
+    assert "The states a pill shows (Confirm, Retrying, Stalled …)" in text
+    assert "(Confirm, Refused" not in text
+
+
+def test_the_words_readers_looked_for_have_a_line(client):
+    """friction63b 4: "resume code", "area" and "hand-off" are on the pages, and were not here; "the step's
+    contract" is said in the page's own words instead."""
+    terms = {term.word: term.means for term in glossary.TERMS}
+    assert "stateToken" in terms["Resume code"] and "area 1 of 2" in terms["Area"]
+    assert "Coding hand-off" in terms["Hand-off"]
+    # The refused family's line names the words its pills show.
+    assert "\u201cRetrying\u201d" in terms["Refused"] and "\u201cAgent stopped\u201d" in terms["Refused"]
 
 
 def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, service_catalog):
     """friction28a 2, 28b 8: a refused step went by "Retrying", "Refused" and "Blocked · agent stopped", and
     "Blocked · needs your input" named another situation. Now "Refused" with its stage, needs-input its own
-    name; the glossary tells a refused answer from a rejected call. friction62a 1, 62b 5: two parts at most, the
+    name; the glossary tells a refused answer from a call error. friction62a 1, 62b 5: two parts at most, the
     stage in plain words ("Retrying", "Agent stopped"), not "Refused · to resend"."""
     forked_review()  # the sessions list shows its legend once it lists a session
     words = page(client, "/words/")
@@ -35,9 +49,9 @@ def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, 
     for said in ("Agent stopped", "Retrying", "Needs your input"):
         assert f"<strong>{html.escape(said)}</strong>" in legend, said
     terms = {term.word: term.means for term in glossary.TERMS}
-    assert "Refused" in terms and "not a refused answer" in terms["Rejected call"]
-    # Tool timings counts its rejected calls apart from its server errors: the line says so too (friction30b 2).
-    assert "nor a server error" in terms["Rejected call"]
+    assert "Refused" in terms and "not a refused answer" in terms["Call error"]
+    # Tool timings counts its call errors apart from its server errors: the line says so too (friction30b 2).
+    assert "nor a server error" in terms["Call error"] and "Rejected call" not in terms
 
 
 def test_every_page_header_and_a_runs_other_branches_lead_to_the_words(client, service_catalog):

@@ -15,7 +15,7 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
         "Run",
         "Step",
         "Refused",
-        "Rejected",
+        "Call",  # friction63a 2: "Rejected call" read as a third word for a refused answer
         "Branch",
         "Left",
         "No",
@@ -23,9 +23,12 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
         "Replaced",
         "Redone",
         "Round",
+        "Area",  # friction63b 4: area, resume code and hand-off are on the pages, and were not here
         "Checkpoint",
+        "Resume",
         "Inputs",
         "Artifact",
+        "Hand-off",
         "Bundle",
         "Mode",
     ]

@@ -221,6 +221,8 @@ def test_a_blocked_branch_tells_the_developer_whose_move_it_is_and_the_call_to_g
     parts = {item.part: item for item in refusal.resend_items}
     assert list(parts) == ["output.notesMarkdown", "output.artifacts (mr_review.changed_files)", "context.reviewAreas"]
     assert parts["output.artifacts (mr_review.changed_files)"].listed
+    # In the words of its heading, "The artifact this step asks for": no "contract" (friction63b 4).
+    assert parts["output.artifacts (mr_review.changed_files)"].why == "the artifact this step asks for"
     assert not parts["context.reviewAreas"].listed
     assert parts["context.reviewAreas"].why.startswith("also asked for by this step")
 

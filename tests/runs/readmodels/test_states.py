@@ -120,3 +120,14 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
     assert states.pill("needs_you", "yours").tone == "yours"
     assert states.pill("blocked", "yours").tone == "trouble"
     assert states.pill("done", "yours").tone == "nobody"  # a settled state is nobody's, whatever its source said
+
+
+def test_a_one_state_filter_is_named_by_the_words_its_rows_pills_show():
+    """friction63a 2, 63b 4: the chip of ?status=blocked said "Refused", which no pill says; its rows read
+    "Retrying", "Agent stopped" or "Needs your input". Every other state's chip is its pill's word."""
+    pill_words = {states.pill("blocked", m).words.split(" · ")[-1] for m in ("agents", "yours")}
+    pill_words.add(states.pill("blocked", "yours", held_by_you=True).words.split(" · ")[-1])
+    chip = states.filter_words("blocked")
+    assert chip == "Retrying, Agent stopped or Needs your input" and "Refused" not in chip
+    assert all(word in chip for word in pill_words), pill_words
+    assert states.filter_words("stalled") == "Stalled" and states.filter_words("paused") == "No agent yet"
