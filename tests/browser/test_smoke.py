@@ -271,7 +271,7 @@ def test_every_dashboard_page_says_who_is_signed_in(sized_page, console_log, sit
         # cryptic, and "More" said it again): the bar shows the brand, Sessions, Workflows, More and the "?" alone.
         bar = sized_page.locator(".topbar-inner > *").filter(visible=True)
         expect(bar).to_have_count(3)  # the brand, the menu and the "?"
-        expect(sized_page.locator(".topbar").get_by_text("Signed in", exact=False).filter(visible=True)).to_have_count(0)
+        expect(sized_page.locator(".topbar").get_by_text("Signed in").filter(visible=True)).to_have_count(0)
         expect(sized_page.locator(".topbar button, .topbar svg").filter(visible=True)).to_have_count(0)
         sized_page.locator(".nav-more summary").click()
         who = sized_page.locator(".nav-more .menu-who")
