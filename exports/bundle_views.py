@@ -32,6 +32,18 @@ from runs.readmodels.timeline_page import StepCounts
 # The header drop.js posts the import form with: the page stays, and with it the chosen file.
 IN_PLACE_HEADER = "X-Import-In-Place"
 
+# Refusals of the file for what it is: sending the same file again cannot work, so the form lets go of it and
+# asks for another, its Import button off until one is chosen (friction63b 10: the bad file stayed "Chosen" beside a
+# blue Import). A file already here can go again as a copy, and a busy store may take it next time: those keep it.
+REFUSED_FOR_WHAT_IT_IS = frozenset(
+    {
+        ErrorCode.BUNDLE_CORRUPT,
+        ErrorCode.BUNDLE_INVALID,
+        ErrorCode.BUNDLE_TOO_LARGE,
+        ErrorCode.BUNDLE_VERSION_UNSUPPORTED,
+    }
+)
+
 
 def bundle_attachment(session_id: str, data: bytes) -> HttpResponse:
     """The bundle as a download named after the session: 'MR-42.workrail-bundle.json'."""
@@ -58,6 +70,7 @@ def import_bundle(request: HttpRequest) -> HttpResponse:
         existing = error.details.get("url") if error.code == ErrorCode.BUNDLE_ALREADY_IMPORTED else None
         context = {"nav": "sessions", "error": error, "existing_url": existing, "as_copy": as_copy}
         context["in_place"] = in_place  # the chosen file is still chosen: nothing to ask for again
+        context["file_refused"] = error.code in REFUSED_FOR_WHAT_IT_IS
         return render(request, "dashboard/import.html", context, status=HTTP_STATUS.get(error.code, 400))
     messages.success(request, imported_message(result))
     # The session's page then offers the message that sets an agent going where the work stands (?imported).

@@ -68,6 +68,14 @@ def node_crumb_up(node: run_view.NodeDetail) -> CrumbUp:
     return CrumbUp(run_url, up, here)
 
 
+def node_run_crumb(node: run_view.NodeDetail) -> str:
+    """The run's crumb on a step's page: every step page's trail has one shape, Sessions / session / run /
+    (branch N /) step (friction63a 14: the run's crumb was left out where the run shares the session's name, so
+    some trails jumped from the session to the step). Named by its workflow, or "run" where that would say the
+    session's name twice ("Sliced change / Sliced change", the fifth review)."""
+    return "run" if node.run.workflow_name == node.session_name else node.run.workflow_name
+
+
 @require_safe
 @shows_errors
 def node_page(request: HttpRequest, node_id: str) -> HttpResponse:
@@ -90,6 +98,7 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "nav": "sessions",
         "node": node,
         "crumb_up": node_crumb_up(node),
+        "run_crumb": node_run_crumb(node),
         "trace": trace.node_trace(node_id),
         "live_version": session.last_seq,
         # The live dot wherever the page still changes by itself: while the run goes on, a done step's page too,

@@ -435,11 +435,18 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     assert form.locator("#import-error").inner_text().lower().count("imported") == 1
     expect(form.locator("#import-error")).not_to_contain_text("cut short")
     expect(form.locator("#import-error")).not_to_contain_text("Expecting value")
-    # Posted in place (drop.js): the chosen file is still chosen, so nothing asks to choose it again, and
-    # importing again sends it again (friction9 15).
-    expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: broken.workrail-bundle.json (12 bytes)")
-    assert sized_page.locator("#import-bundle").evaluate("input => input.files.length") == 1
+    # Posted in place (drop.js), a file refused for what it is is let go: sending it again cannot work, so the
+    # line asks for another and Import waits for it (friction63b 10: the bad file stayed "Chosen" beside a blue
+    # Import), without "choose the file again".
+    import_button = sized_page.get_by_role("button", name="Import", exact=True)
+    expect(sized_page.locator("#import-chosen")).to_have_text("Choose another file")
+    assert sized_page.locator("#import-bundle").evaluate("input => input.files.length") == 0
+    expect(import_button).to_be_disabled()
     expect(form.locator(".choose-again")).to_have_count(0)
+    keep_screenshot(sized_page, "import-refused")
+    sized_page.set_input_files("#import-bundle", str(broken))
+    expect(import_button).to_be_enabled()
+    expect(sized_page.locator("#import-chosen")).to_have_text("Chosen: broken.workrail-bundle.json (12 bytes)")
     # A chosen file is neutral, not a success's green under the red refusal (friction10 6).
     zone = sized_page.locator(".drop-zone.has-file")
     ok_green = sized_page.evaluate(
@@ -453,7 +460,6 @@ def test_an_import_refusal_spans_the_form_like_every_other_box(sized_page, site,
     assert again.value.status == 400
     expect(form.locator("#import-error")).to_have_count(1)  # the refusal replaced, not stacked
     expect(form.locator("#import-error")).to_contain_text("not a WorkRail bundle")  # the file's, not "no file was sent"
-    keep_screenshot(sized_page, "import-refused")
     assert_fits(sized_page)
     gap = form.evaluate(
         "f => { const e = f.querySelector('#import-error').getBoundingClientRect();"

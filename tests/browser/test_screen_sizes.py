@@ -428,6 +428,17 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     )
     expect(sized_page.locator("#run-details .resend-call")).not_to_be_visible()
     sized_page.locator("#run-details > summary").click()
+    # Opened, "Details" reads as short lines: each JSON block waits in its own closed fold, named by what it holds,
+    # so a phone's page is not 4,100 px of wrapped JSON with "Cancel run…" below it all (friction63a 8, 63b 7).
+    expect(sized_page.locator("#run-details details.dev-code > summary")).to_have_text(
+        ["The call the agent must make", "Example artifact"]
+    )
+    expect(sized_page.locator("#run-details pre").filter(visible=True)).to_have_count(0)
+    tall = sized_page.evaluate("document.documentElement.scrollHeight")
+    print("blocked-run height, Details open:", tall)
+    assert tall < (3100 if viewport.name == "phone" else 1900), tall  # 4,100 px on a phone with the JSON open
+    keep_screenshot(sized_page, "blocked-run-developers")
+    sized_page.locator("#resend-fold-1 > summary").click()
     expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
     expect(sized_page.locator(f"#run-details #run-id-{blocked.run_id}")).to_be_visible()
     assert_one_message_then_developers(sized_page, "#run-details")
@@ -440,7 +451,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     # 62b 9).
     assert_code_whole(sized_page, "#run-details .resend-call")
     assert sized_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    keep_screenshot(sized_page, "blocked-run-developers")
+    keep_screenshot(sized_page, "blocked-run-developers-call")
     sized_page.locator("#run-details > summary").click()
     visit(sized_page, f"{site}/nodes/{blocked.node_id}/", "blocked-node")
     assert separator_orphans(sized_page) == []  # no fact line starts with "·" (friction17a 5)
@@ -470,6 +481,14 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#blocked-more-1 > summary")).to_have_text(re.compile(r"^Details: the refused answer, "))
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
+    # As on the run page: the call and the example each in a closed fold of its own (friction63a 8, 63b 7).
+    expect(sized_page.locator("#blocked-more-1 pre").filter(visible=True)).to_have_count(0)
+    tall = sized_page.evaluate("document.documentElement.scrollHeight")
+    print("blocked-node height, Details open:", tall)
+    assert tall < (3100 if viewport.name == "phone" else 1900), tall  # 4,100 px on a phone with the JSON open
+    keep_screenshot(sized_page, "blocked-node-developers")
+    sized_page.locator("#resend-fold-1 > summary").click()
+    sized_page.locator("#example-fold-1 > summary").click()
     # The call and the example whole, each in a code box: opened on purpose, never cut off inside a scroll area
     # that a screenshot or a phone shows no sign of (friction59b 3: "stops mid-object"), nor set on the panel's
     # own colour.
@@ -481,7 +500,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
         assert whole[0] and whole[1] != whole[2], whole
     assert_code_whole(sized_page, "#blocked-more-1 pre.resend-call")
     assert_code_whole(sized_page, "#blocked-more-1 pre.expected-example")
-    keep_screenshot(sized_page, "blocked-node-developers")
+    keep_screenshot(sized_page, "blocked-node-developers-call")
     console_log.assert_clean()
 
 

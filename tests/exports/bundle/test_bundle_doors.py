@@ -10,6 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
+from runs.contract.errors import ErrorCode, WorkRailError
 from runs.models import Event, EventKind, Session
 from tests.exports.bundle.support import empty_the_store, session_with_everything
 
@@ -55,7 +56,7 @@ def test_the_dashboard_downloads_a_bundle_and_imports_it(client, service_catalog
     # The card's status line says it is paused and since when; the panel what to do, its Details fold why (imported).
     status = said.split('id="run-status"', 1)[1].split("</p>", 1)[0]
     assert "badge state-paused" in status and "imported <time" in status and "no agent has it yet" not in status
-    why = said.split('id="run-details"', 1)[1].split("</details>", 1)[0]  # the panel's why: the run's Details fold
+    why = said.split('id="run-details"', 1)[1].split("</details></li>", 1)[0]  # the panel's why: the run's Details fold
     assert "This session was imported" in why and 'data-copy-target="paused-sentence-' in panel
     assert said.count('Resume the WorkRail workflow: call continue_workflow with stateToken "') == 1
     assert "Agent working on" not in said and "agent's move" not in said.lower()
@@ -150,16 +151,35 @@ def test_bundle_file_names_use_only_safe_characters(key, title, stem):
     assert file_stem(key, title, "ses_1234") == stem
 
 
-def test_a_refusal_asks_for_the_file_again_only_when_the_page_reloaded(client, service_catalog):
-    """Without a script the form posts and the page reloads, which lets go of the chosen file: the refusal asks
-    for it again. Posted in place (drop.js's header) the file is still chosen, and nothing asks for it."""
-    bad = {"bundle": SimpleUploadedFile("b.json", b'{"kind": "nope"}')}
+def test_a_refusal_asks_for_the_file_again_only_when_the_page_reloaded(client, service_catalog, monkeypatch):
+    """Without a script the form posts and the page reloads, which lets go of the chosen file: a refusal that the
+    same file may pass next time (a busy store) asks for it again. Posted in place (drop.js's header) the file is
+    still chosen, and nothing asks for it."""
+
+    def busy(*args, **kwargs):
+        raise WorkRailError(ErrorCode.STORE_BUSY, "The store is busy.", "Try again in a moment.")
+
+    monkeypatch.setattr("exports.bundle_views.import_session_bundle", busy)
+    bad = {"bundle": SimpleUploadedFile("b.json", b"{}")}
     reloaded = client.post("/sessions/import", bad).content.decode()
-    assert "Choose the file again before you import" in reloaded
-    bad = {"bundle": SimpleUploadedFile("b.json", b'{"kind": "nope"}')}
+    assert "Choose the file again before you import" in reloaded and "data-file-refused" not in reloaded
+    assert ">No file chosen yet<" in reloaded
+    bad = {"bundle": SimpleUploadedFile("b.json", b"{}")}
     in_place = client.post("/sessions/import", bad, headers={"X-Import-In-Place": "1"})
-    assert in_place.status_code == 400 and 'id="import-error"' in in_place.content.decode()
+    assert 'id="import-error"' in in_place.content.decode()
     assert "Choose the file again" not in in_place.content.decode()
+
+
+@pytest.mark.parametrize("headers", [{}, {"X-Import-In-Place": "1"}])
+def test_a_file_refused_for_what_it_is_is_let_go_and_another_asked_for(client, service_catalog, headers):
+    """Not a bundle, damaged, too large or of another version: the same file cannot pass, so the page marks the
+    refusal for drop.js to let go of the file and its line asks for another (friction63b 10), not "choose the file
+    again"."""
+    bad = {"bundle": SimpleUploadedFile("b.json", b"not a bundle")}
+    page = client.post("/sessions/import", bad, headers=headers)
+    said = page.content.decode()
+    assert page.status_code == 400 and "data-file-refused" in said
+    assert ">Choose another file</span>" in said and "Choose the file again" not in said
 
 
 def test_an_import_posted_in_place_answers_with_its_sessions_address(client, service_catalog):

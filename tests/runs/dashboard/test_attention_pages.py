@@ -119,7 +119,7 @@ def test_a_stalled_run_has_no_agent_at_work_and_says_how_to_resume(client, servi
     # The why and the raw token wait in one "Details" fold right under the panel, the run's, beside its ids:
     # "Why" then "For developers", not two folds side by side (friction22a B6, 22b B11; friction9 item 2).
     assert "<details" not in panel.split("agent-message")[-1] and 'class="break state-token"' not in panel
-    fold = html.split('id="run-details"')[1].split("</details>")[0]
+    fold = html.split('id="run-details"')[1].split("</details></li>")[0]
     assert fold.startswith("><summary>Details: why, the step&#x27;s resume code, the run&#x27;s ids</summary>")  # 25b 9
     # No "token" outside "For developers" (friction62b 6): the heading inside names it as the fold does.
     assert "<h4>The step's resume code</h4>" in html and "token</h4>" not in html
@@ -189,7 +189,7 @@ def test_a_canceled_run_and_a_branch_left_behind_have_their_panels(client, servi
     canceled = made.canceled()
     html = page(client, f"/runs/{canceled.run_id}/")
     panel = html.split('class="state-panel state-canceled"')[1].split("</section>")[0]
-    why = html.split('id="run-details"')[1].split("</details>")[0]  # the panel's why, in the run's one fold
+    why = html.split('id="run-details"')[1].split("</details></li>")[0]  # the panel's why, in the run's one fold
     assert "told the run was canceled" in why and "step 2 of 3" not in panel
     # Its way back in, a link away: the workflow's start message (friction21b 13: a dead end).
     start = f'href="/workflows/{made.PLAN}/#start-it">The workflow\'s start message →</a>'

@@ -145,7 +145,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         assert 'class="badge ' not in card, url
         assert 'class="badge ' not in html.split('class="blocked-panel"')[1].split("</section>")[0], url
         assert '<details class="blocked-more' not in html, url
-        more = html.split('id="run-details"')[1].split("</details>")[0]
+        more = html.split('id="run-details"')[1].split("</details></li>")[0]
         # The fold is named by what it holds (friction25b 9), not a bare "Details".
         title = "Details: the refused answer, codes, the call, the run&#x27;s ids"
         assert more.split("<summary>")[1].startswith(title + "</summary>"), url
@@ -170,7 +170,7 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
         )
         # For the developer, only the exact call: whose move it is and the message to give a stopped agent the
         # panel says once, not the drawer again (friction12 item 8).
-        assert "The call the agent must make to get past the refusal" in html, url
+        assert ">The call the agent must make</summary>" in html and "To get past the refusal" in html, url
         assert "Nothing for you to do unless" not in html and "give it this call" not in html, url
         # The call as its text reads (the tags that let a long line wrap, hanging_lines, copy as nothing).
         call = re.sub(r"<[^>]+>", "", html)
@@ -233,7 +233,9 @@ def test_a_blocked_run_explains_itself_on_every_page(client, service_catalog):
     assert refusal.count(named) == 1 and 'class="resend-call"' in refusal
     box = refusal.split("</section>")[0]
     fold = box.split('<details class="blocked-more fold-quiet"')[1]
-    assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"')
+    # Inside it, each JSON block in its own closed fold (friction63a 8, 63b 7), none beside it.
+    assert box.count("<summary") == box.count(named) + box.count('class="if-stopped-fold"') + 2
+    assert fold.count('<details class="dev-code"') == 2 and "<details open" not in fold
     assert fold.index(">The refused answer</h4>") < fold.index("refused-answer-") < fold.index(">For developers</h4>")
     assert "ARTIFACT_MISSING" in refusal and "The refused answer" in refusal
     assert "Open the refused step&#x27;s page" not in node and "Open the refused step's page" not in node
@@ -276,6 +278,6 @@ def test_the_run_fold_says_no_node_count_beside_the_timeline_s_step_count(client
     built = two_runs_one_forked_twice()
     for run_id in (built.review_run, forked_review().run_id, blocked_review().run_id):
         page = html_of(client, f"/runs/{run_id}/")
-        fold = page.split('id="run-details"', 1)[1].split("</details>", 1)[0]
+        fold = page.split('id="run-details"', 1)[1].split("</details></li>", 1)[0]
         assert f'id="run-id-{run_id}"' in fold
         assert "Nodes" not in fold and "first node" not in fold and "run-nodes-parts" not in page

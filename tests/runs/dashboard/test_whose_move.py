@@ -273,7 +273,7 @@ def test_a_blocked_run_is_the_agents_move_until_it_stops_then_leads_with_the_mes
     # The raw call stays, folded, for people who drive the API: in the run's one "For developers" fold, beside
     # its ids, not in a second fold of the panel right above it.
     assert 'class="blocked-more' not in panel
-    fold = text.split('id="run-details"')[1].split("</details>")[0]
+    fold = text.split('id="run-details"')[1].split("</details></li>")[0]
     assert 'id="resend-call-1"' in fold and f'id="run-id-{stuck.run_id}"' in fold
     card = text.split('id="run-title"')[1].split('id="run-facts"')
     assert card[0].count("<summary>Details") == 0  # the panel, before the run's facts
@@ -406,7 +406,7 @@ def test_a_node_page_and_a_branch_started_by_hand_copy_the_message_not_a_token_o
     assert tags(status(run_page)) == ["yours"] and tags(page_head(run_page)) == [] and BUTTON in panel
     # Nobody has it: "an agent's chat", so no line naming the chat that started the run (friction27a 2).
     assert "which-chat" not in panel and "data-paste-into" not in panel
-    why = run_page.split('id="run-details"')[1].split("</details>")[0]  # the panel's why: the run's one fold
+    why = run_page.split('id="run-details"')[1].split("</details></li>")[0]  # the panel's why: the run's one fold
     assert "started this branch by hand" in why and "Agent working on" not in run_page
     assert chip(status(run_page)) == "Your move · No agent yet"
     assert token_of(copied(run_page)[0]) == child.public_id  # then the branch it set aside, folded

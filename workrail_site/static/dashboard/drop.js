@@ -4,7 +4,8 @@
  *
  * It also posts the form in place (fetch, with the X-Import-In-Place header), because a browser cannot put a
  * file back in a file input after a reload: a refusal's error is shown on the form, the chosen file still
- * chosen, ready to import again (as a copy, say); an import goes to its session's page. Without this script,
+ * chosen where sending it again can work (as a copy, say), let go where it was refused for what it is; an
+ * import goes to its session's page. Without this script,
  * or if the post cannot be sent, the form posts the ordinary way and its error asks for the file again. */
 (function () {
   "use strict";
@@ -21,11 +22,14 @@
   }
 
   var button = input.form && input.form.querySelector("button[type=submit]");
+  // What the line says with no file: "No file chosen yet", or, once a file was refused for what it is,
+  // "Choose another file" (the server's words for that line, _import.html).
+  var none = chosen.textContent;
 
   function show() {
     var file = input.files && input.files[0];
     if (button) button.disabled = !file;  // nothing to import yet (without this script the server says so)
-    chosen.textContent = file ? "Chosen: " + file.name + " (" + sizeInWords(file.size) + ")" : "No file chosen yet";
+    chosen.textContent = file ? "Chosen: " + file.name + " (" + sizeInWords(file.size) + ")" : none;
     zone.classList.toggle("has-file", Boolean(file));
   }
 
@@ -50,6 +54,12 @@
     var described = (form.getAttribute("aria-describedby") || "").split(/\s+/);
     if (described.indexOf("import-error") < 0) form.setAttribute("aria-describedby", described.concat("import-error").join(" ").trim());
     if (answer.title) document.title = answer.title;
+    // A file refused for what it is cannot go again: let go of it, so Import waits for another (friction63b 10).
+    var line = answer.getElementById("import-chosen");
+    if (fresh.hasAttribute("data-file-refused") && line) {
+      input.value = "";
+      none = line.textContent;
+    }
     return true;
   }
 
@@ -67,6 +77,6 @@
         });
       })
       .catch(function () { form.submit(); })
-      .then(function () { if (button) button.disabled = !(input.files && input.files[0]); });
+      .then(function () { show(); });
   });
 })();

@@ -21,18 +21,7 @@
     });
   });
 
-  // The phone bar's letter of who is signed in (_account_avatar.html) opens "More", whose first line names them.
-  document.addEventListener("click", function (event) {
-    var avatar = event.target.closest && event.target.closest("[data-opens-more]");
-    if (!avatar) return;
-    var more = document.querySelector(".nav-more > details");
-    if (!more) return;
-    more.open = !more.open;
-    if (more.open) more.querySelector("summary").focus();
-  });
-
   function closeOutside(event) {
-    if (event.target.closest && event.target.closest("[data-opens-more]")) return;
     openMenus().forEach(function (menu) {
       if (!menu.contains(event.target)) menu.open = false;
     });
