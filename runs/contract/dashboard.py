@@ -236,10 +236,25 @@ class Whereabouts(Shape):
     # While the move is the agent's: what the person is to do all the same, "tell branch 1's agent to stop" (a
     # branch started by hand replaced one whose agent may still work: attention.stop_words), "" else. Off the wire.
     _also: str = PrivateAttr(default="")
+    # The numbers of those replaced branches: the pill names them ("Your move · Branch 1 replaced", states.pill),
+    # the run card says what to do after it without naming them again (also_after_pill). Off the wire.
+    _replaced: tuple[int, ...] = PrivateAttr(default=())
 
     @property
     def also(self) -> str:
         return self._also
+
+    @property
+    def replaced(self) -> tuple[int, ...]:
+        return self._replaced
+
+    @property
+    def also_after_pill(self) -> str:
+        """What to do about the replaced branches right after the pill that names them (friction63a 4, 63b 5: the
+        branch said once): "tell its agent to stop", "tell their agents to stop"; "" for none."""
+        if not self._replaced:
+            return ""
+        return "tell its agent to stop" if len(self._replaced) == 1 else "tell their agents to stop"
 
     @property
     def came(self) -> Timed | None:

@@ -129,7 +129,10 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         # A run of one branch that went on past this step: its state is one word of context beside the run's
         # name in the head, not a card.
         "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
-        "went_on_words": step_state.went_on_words(went_on),
+        # Where each branch stands now, one list: those that went on past this step and the run's others
+        # (friction63a 5: "Branches 1 and 2 now:" then "Other branches of this run", two lists of branches).
+        "branches_now": step_state.branches_now(went_on, node.other_branches),
+        "went_on_words": step_state.went_on_words(step_state.branches_now(went_on, node.other_branches)),
         # Where branches went on past this step, one card under the head holds their next steps too, named by
         # branch, and no "Next step" card below (friction62a 4).
         "where_it_went": step_state.WHERE_IT_WENT

@@ -357,8 +357,10 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     if where._move != "yours":
         # friction60a 7: "Agent's move · Working" over a branch row "Your move · Replaced": the run's line, and
         # the sessions list's row, say the person's move too, from the rule that draws that row.
-        where._also = stop_words(outcomes.superseded_among(place.set_aside, cutoff))
+        replaced = outcomes.superseded_among(place.set_aside, cutoff)
+        where._also = stop_words(replaced)
         if where._also:
+            where._replaced = tuple(replaced)
             # friction62b 1: the run's one pill says the person's move ("Your move · Replaced": the template tag
             # chip_state), and its filter counts it, the branch at work a plain line beside it.
             where._move = "yours"

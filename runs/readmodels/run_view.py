@@ -677,6 +677,12 @@ class NextStep:
     # A branch that grew from a redo of this step (answered again after a rewind, or started by hand): the graph
     # draws its answer as that branch's own card, so it is no step after this one (friction61a 1).
     redo: bool = False
+    # Branches that went on to the next step but redid it: the graph draws their own redone (↺) card of it beside
+    # the one `entry` is (friction63a 5, 63b 3: "Branches 1-2 · Review api" where branch 2 has its own card).
+    # `tip`: where "show on the run" leads, the redo's first node; `at`: when the redo was answered.
+    redone: bool = False
+    tip: str = ""
+    at: datetime | None = None
 
     @property
     def along(self) -> int:
@@ -709,11 +715,32 @@ def _next_steps_named(tree: branches.RunBranches, at: int, entries: list[BranchE
     named = []
     for entry in entries:
         pk = by_id.get(entry.node_id)
-        numbers = branches_through(tree, pk) if pk is not None else []
+        redo = entry.via == "fork" or pk in redone
+        through = branches_through(tree, pk) if pk is not None else []
+        # The branches the graph draws through the next step's card (_on, as the page's "On branches" and
+        # graph_story.told): not those that redid that step, which have their own card of it, said after it.
+        numbers = through if redo or pk is None else _on(tree, pk, through)
         # Where the tree does not place it, the entry's own branch; none where that is not known either.
         along = tuple(numbers) or ((entry.branch,) if entry.branch else ())
-        named.append(NextStep(entry, along, redo=entry.via == "fork" or pk in redone))
+        named.append(NextStep(entry, along, redo=redo))
+        if pk is not None and not redo:
+            named.extend(_redone_next(tree, pk, entry))
     return named
+
+
+def _redone_next(tree: branches.RunBranches, pk: int, entry: BranchEntry) -> list[NextStep]:
+    """The redone cards of next step `pk` (entry `entry`), one per redo, with the branches the graph draws
+    through each, the step named with the graph's word for its card (graph_drawing.AGAIN_WORDS, or VIA_WORDS for
+    one started by hand): "Branch 2 · Review api (redone) · step 4 of 8"."""
+    found = []
+    for first in sorted(_redone_from(tree, pk)):
+        numbers = tuple(b.number for b in tree.branches if first in tree.path(b.tip))
+        if numbers:
+            mark = graph_drawing.VIA_WORDS["fork"] if first in tree.started_by_hand else graph_drawing.AGAIN_WORDS
+            card = entry.model_copy(update={"title": f"{entry.title} ({mark})"})
+            at = tree.nodes[first].created_at
+            found.append(NextStep(card, numbers, redone=True, tip=str(tree.public(first)), at=at))
+    return found
 
 
 def redos_apart(named: list[NextStep]) -> tuple[list[NextStep], list[NextStep]]:
@@ -777,7 +804,7 @@ def recorded_with_branches(node: NodeDetail, named: list[NextStep] | None = None
     point two answers to the same step differ by branch ("Answer on branch 3"; "on branches 1-2" where two went
     on along one, as the next steps and the graph name them: node_page); a node with one answer, or whose
     answers all went on as one branch, needs no label (None)."""
-    words = {step.entry.node_id: step.on_words for step in named or []}
+    words = {step.entry.node_id: step.on_words for step in named or [] if not step.redone}
     went_on_as = {
         entry.node_id: words.get(entry.node_id) or (f"branch {entry.branch}" if entry.branch else None)
         for entry in node.branches

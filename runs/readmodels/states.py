@@ -49,7 +49,7 @@ from typing import Literal, get_args
 from django.conf import settings
 
 from runs.contract.dashboard import PlaceName, StateName
-from runs.readmodels import actions
+from runs.readmodels import actions, listing
 
 LABELS: dict[StateName, str] = {
     "needs_you": "Confirm",
@@ -145,17 +145,28 @@ FIXED_MOVE: frozenset[StateName] = frozenset(state for state, move in MOVES.item
 }
 
 
-def pill(state: str, move: Move, *, held_by_you: bool = False) -> Pill:
+def pill(state: str, move: Move, *, held_by_you: bool = False, branches: tuple[int, ...] = ()) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
     state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done").
-    A refused step that is yours says its cause (cause: `held_by_you`, it waits for what only you give)."""
+    A refused step that is yours says its cause (cause: `held_by_you`, it waits for what only you give).
+    `branches`: the branches the state is theirs, where the line under the pill is about another branch of the
+    run (replaced_word: "Your move · Branch 1 replaced")."""
     name: StateName = state if state in LABELS else "running"
     if name in FIXED_MOVE:  # a settled state is nobody's move, a replaced branch the person's, whatever its source said
         move = MOVES[name]
     found = cause(name, move, held_by_you=held_by_you)
     if move == "nobody":
         return Pill(name, move, label(name), meaning(name, move))
-    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {word(name, move, found)}", meaning(name, move, found), found)
+    said = replaced_word(branches) if name == "superseded" and branches else word(name, move, found)
+    return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {said}", meaning(name, move, found), found)
+
+
+def replaced_word(branches: tuple[int, ...]) -> str:
+    """A run's pill over replaced branches whose agents may still work, while the line under it is about the
+    branch at work: the state named with its branches, "Branch 1 replaced", "Branches 1 and 3 replaced"
+    (friction63a 4, 63b 5: "Your move · Replaced" over "… · branch 2 · agent working" read as branch 2's)."""
+    numbers = listing.joined([str(n) for n in branches])
+    return f"Branch{'es' if len(branches) > 1 else ''} {numbers} {label('superseded').lower()}"
 
 
 # Why a refused step (state blocked) is the person's move, the two situations one state covers (friction26a 4, 26b

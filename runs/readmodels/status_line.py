@@ -76,6 +76,10 @@ class StatusLine:
     title: str = ""
     said: str = ""
     said_timed: Timed | None = None
+    # The branch the line is about, leading it ("Branch 2"), where the pill above it names other branches (a
+    # replaced one whose agent may still work, Whereabouts.replaced): each line names its branch, once
+    # (friction63a 4, 63b 5: "Your move · Replaced" over "… · branch 2 · agent working" read as one branch's).
+    lead: str = ""
 
     @property
     def agent_works(self) -> bool:
@@ -129,6 +133,9 @@ def of_run(detail: RunDetail) -> StatusLine:
     latest = counts.number if showing is not None and counts is not None else None
     # The banner names the latest branch before the line when another is shown; the line names it otherwise.
     on_branch = f" · branch {counts.number}" if counts is not None and len(branches) > 1 and latest is None else ""
+    lead = ""
+    if on_branch and where is not None and where.replaced and counts is not None:
+        lead, on_branch = f"Branch {counts.number}", ""
     if run.status == "complete":
         tip = counts.tip_node_id if counts is not None else detail.graph.tip
         answered = StepCounts(answered=answered_on(detail, tip)).words
@@ -177,7 +184,7 @@ def of_run(detail: RunDetail) -> StatusLine:
         said = _DOING.get(place, _DOING["working"])
     if since is None or (latest is not None and run.state == "running"):
         # Seen from another branch, "The agent works on branch 2: <step>" says all a working line would.
-        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, said=counters)
+        return StatusLine(run.state, where, step, None, None, showing, latest, title=named, said=counters, lead=lead)
     around = Timed(f"{step} · {said.before}", said.after, said.form)
     return StatusLine(
         run.state,
@@ -190,6 +197,7 @@ def of_run(detail: RunDetail) -> StatusLine:
         said=" · ".join(w for w in (counters, f"{said.before}{said.after}") if w),
         said_timed=_after(counters, said),
         title=named,
+        lead=lead,
     )
 
 

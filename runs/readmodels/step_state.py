@@ -54,6 +54,16 @@ def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
 WHERE_IT_WENT = "Where it went"
 
 
+def branches_now(went: list[BranchOutcomeEntry], others: list[BranchOutcomeEntry]) -> list[BranchOutcomeEntry]:
+    """Where each branch stands now, in one list under the step's next steps, by number: the branches that went
+    on past it (`went`), then with them the run's `others` (friction63a 5: "Branches 1 and 2 now:" and "Other
+    branches of this run" were two lists of branches); none while no branch went on past it (the page then says
+    it is the branch's latest step, the others listed apart)."""
+    if not went:
+        return []
+    return sorted([*went, *others], key=lambda o: o.number)
+
+
 def went_on_words(went: list[BranchOutcomeEntry]) -> str:
     """The caption over those branches' latest steps, naming them (the step may be on one more, the pill's):
     "Branch 2 now:", "Branches 1 and 2 now:"; the card's next steps above it say where they went from here."""

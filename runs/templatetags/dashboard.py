@@ -230,7 +230,15 @@ def chip_state(state: Any, value: Any) -> str:
 
 def _chip(state: Any, value: Any) -> states.Pill:
     state = chip_state(state, value)
-    return states.pill(state, move_of(state if value is None or value == "" else value), held_by_you=held_by_you(value))
+    # A run's pill over its replaced branches names them: the line under it is about the branch at work
+    # (friction63a 4, 63b 5); the sessions row and the session page's run card say the same words.
+    named = value.replaced if isinstance(value, Whereabouts) and value.also else ()
+    return states.pill(
+        state,
+        move_of(state if value is None or value == "" else value),
+        held_by_you=held_by_you(value),
+        branches=named,
+    )
 
 
 def held_by_you(value: Any) -> bool:
@@ -695,13 +703,19 @@ def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
 @register.filter
 def others_line(detail: RunDetail) -> branch_summary.OthersLine | None:
     """The run's other branches in one line, for the phone's run card (branch_summary.others_line)."""
-    return branch_summary.others_line(detail.branch, detail.other_branches)
+    return branch_summary.others_line(detail.branch, detail.other_branches, _said_by_pill(detail))
 
 
 @register.filter
 def others_listed(detail: RunDetail) -> list[BranchOutcomeEntry]:
     """The other branches the run card lists (branch_summary.listed_others): the latest is the banner's."""
-    return branch_summary.listed_others(detail.branch, detail.other_branches)
+    return branch_summary.listed_others(detail.branch, detail.other_branches, _said_by_pill(detail))
+
+
+def _said_by_pill(detail: RunDetail) -> tuple[int, ...]:
+    """The branches the run card's pill names (Whereabouts.replaced), which its list of others leaves out."""
+    where = detail.where
+    return where.replaced if where is not None and where.also else ()
 
 
 @register.filter

@@ -786,12 +786,22 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     # under a head that promised "several branches" and a card that listed one next step).
     where = sized_page.locator("#node-branch")
     expect(sized_page.locator("#node-branch-title")).to_have_text("Where it went")
-    # The one next step, shared by branches 1 and 2, named as such, as the graph names the card.
-    expect(where.locator("#where-next > li h3")).to_have_text([re.compile(r"^Branches 1-2 · Review api")])
+    # Each next step named by the branches the graph draws through its card (friction63a 5, 63b 3: "Branches 1-2 ·
+    # Review api" named a card only branch 1 passes): branch 1's Review api, then branch 2's own redone one, which
+    # opens the redo card of that step's page.
+    expect(where.locator("#where-next > li h3")).to_have_text(
+        [re.compile(r"^Branch 1 · Review api · step 4"), re.compile(r"^Branch 2 · Review api \(redone\) · step 4")]
+    )
+    redone = where.locator("#where-next > li.next-redone h3 a")
+    shared = where.locator("#where-next > li:not(.next-redone) h3 a")
+    expect(redone).to_have_attribute("href", re.compile(r"^/nodes/\d+/#redos$"))
+    assert redone.get_attribute("href") == f"{shared.get_attribute('href')}#redos"
     # Only the branches that pass through this step's card went on from it: branch 3 came from its own redo
-    # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"); it stands with the other branches.
-    expect(sized_page.locator("#node-went-on")).to_have_text("Branches 1 and 2 now:")
-    expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(2)
+    # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"). Where each stands now is one list, branch
+    # 3 in it too (friction63a 5: "Other branches of this run" was a second list of branches).
+    expect(sized_page.locator("#node-went-on")).to_have_text("Branches 1, 2 and 3 now:")
+    expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(3)
+    expect(sized_page.locator("#node-branch #other-branches")).to_have_count(0)
     # Every branch row says when it last moved, those that went on from here as the run's other branches do
     # (friction62b 14: "· just now" on branch 3's row, none on branch 2's).
     rows = sized_page.locator("#node-branch li.callout")

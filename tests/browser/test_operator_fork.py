@@ -259,20 +259,21 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("svg.run-graph a.graph-node")).to_have_count(4)
         # friction60a 7: the agent works on branch 2, yet branch 1's row is "Your move · Replaced". friction62b 1:
         # the run's line has ONE pill, the person's move, in its colour; what to do after it, and where branch 2's
-        # agent works as a plain line under it, no second pill.
-        replaced = page.locator("#other-branches li.replaced")
-        expect(replaced.locator(".badge")).to_have_text("Your move · Replaced")
-        expect(replaced).to_contain_text("Branch 1")
+        # agent works as a plain line under it, no second pill. friction63a 4, 63b 5: each line names its branch,
+        # once: the pill branch 1, the line under it branch 2; no row under them says branch 1's pill again.
         expect(page.locator("#run-status .badge")).to_have_count(1)
         pill = page.locator("#run-status .badge.state-superseded")
-        expect(pill).to_have_text("Your move · Replaced")
+        expect(pill).to_have_text("Your move · Branch 1 replaced")
         expect(pill).to_have_attribute("data-tone", "yours")
-        assert colour(pill, "background-color") == colour(replaced.locator(".badge"), "background-color")
-        expect(page.locator("#run-also")).to_have_text("Tell branch 1's agent to stop")
+        expect(page.locator("#run-also")).to_have_text("Tell its agent to stop")
         other = page.locator("#run-status .run-where.run-other")
-        expect(other).to_contain_text("branch 2 · agent working")
+        expect(other).to_have_text(re.compile(r"^Branch 2 · Deploy to production · step 3 of 5 · agent working"))
         pill_box, other_box = pill.bounding_box(), other.bounding_box()
         assert pill_box and other_box and other_box["y"] >= pill_box["y"] + pill_box["height"] - 1  # a line of its own
+        also_box = page.locator("#run-also").bounding_box()
+        assert also_box and abs(also_box["y"] - pill_box["y"]) < pill_box["height"]  # the move beside its pill
+        expect(page.locator("#other-branches")).to_have_count(0)
+        expect(page.locator("main")).not_to_contain_text("Tell branch 1")
         # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
         # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).
         old_prepare = page.locator(f'svg.run-graph a.graph-node[data-node-id="{root_node}"] rect.card').bounding_box()
@@ -281,10 +282,16 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("svg.run-graph")).not_to_contain_text("Branches 1-2")
         expect(page.locator("svg.run-graph .start-edge")).to_have_count(2)
         screenshot(page, "operator-fork-run")
+        before = page.viewport_size
+        page.set_viewport_size(PHONE.size)  # a phone: the same two lines, each naming its branch
+        expect(page.locator("#run-status .badge")).to_have_text("Your move · Branch 1 replaced")
+        expect(page.locator("#run-status .run-other")).to_have_text(re.compile(r"^Branch 2 · "))
+        screenshot(page, "operator-fork-run-phone")
+        page.set_viewport_size(before)
         page.goto(f"{site}/sessions/")
         row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-superseded"))
         expect(row.locator(".badge")).to_have_count(1)
-        expect(row.locator(".badge")).to_have_text("Your move · Replaced")
+        expect(row.locator(".badge")).to_have_text("Your move · Branch 1 replaced")  # as the run's head says it
         expect(row.locator(".where-also")).to_have_text("tell branch 1's agent to stop")
         page.goto(f"{site}/runs/{run['start']['session']['runId']}/?tip={tip}")
         assert_plain_words(page)
@@ -298,7 +305,9 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
         # Drawn beside this step, not under it, branch 2 does not pass through this step's card: the page says so
         # as the graph draws it (r61: "On branches 1 and 2" beside a graph of branch 2 growing from the start).
-        expect(page.locator("#node-went-on")).to_have_text("Branch 1 now:")
+        # Where each branch stands now, in one list (friction63a 5: "Other branches of this run" was a second one).
+        expect(page.locator("#node-went-on")).to_have_text("Branches 1 and 2 now:")
+        expect(page.locator("#node-branch #other-branches")).to_have_count(0)
         expect(page.locator("body")).not_to_contain_text("along several branches")
         screenshot(page, "operator-fork-parent-node")
         page.wait_for_load_state("networkidle")

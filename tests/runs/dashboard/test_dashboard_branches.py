@@ -105,9 +105,9 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     # Where branch 1 went from here, one card (friction62a 4).
     assert '<h2 id="node-branch-title">Where it went</h2>' in fork and "(redo on branch 2)" not in fork
     assert '<h2 id="redos-title">Redo on branch 2</h2>' in fork
-    # Branch 2 grew from its own redo of this step: not among the branches that went on from here, but the
-    # run's other branches (friction60a 2).
-    assert "Branch 1 now:" in fork and "Other branches of this run" in fork
+    # Branch 2 grew from its own redo of this step: not among the branches that went on from here (friction60a
+    # 2), but listed with them, where each stands now, in one list (friction63a 5: two lists of branches).
+    assert "Branches 1 and 2 now:" in fork and "Other branches of this run" not in fork
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert '<h2 id="node-branch-title">Where it went</h2>' in first and "Branches 1 and 2 now:" in first
 

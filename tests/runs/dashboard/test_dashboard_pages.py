@@ -316,12 +316,21 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     # Branches 1-2 went on along one answer: one next step. Branch 3 answered this step again (the graph draws it
     # as branch 3's own card): its answer and where it went on are in the redo card, not a step after this one
     # (friction61a 1: "Next steps: 2 steps on 3 branches, all 3 taken by the agent" listed "Branch 3").
-    # One card says where it went (friction62a 4): the next step, shared by branches 1 and 2, named as such.
+    # One card says where it went (friction62a 4): the next step by the branches the graph draws through its card,
+    # branch 1; branch 2 went on to the same step but redid it, its own redone card (friction63a 5, 63b 3:
+    # "Branches 1-2 · Review api" named a card branch 2 does not pass), linking that step's redo card.
     assert heading.endswith(">Where it went") and 'id="branches-title"' not in node
     assert re.search(
-        r'id="where-next">\s*<li class="step">\s*<div class="step-head">\s*<h3><a href="/nodes/\d+/">Branches 1-2 · ',
+        r'id="where-next">\s*<li class="step">\s*<div class="step-head">\s*<h3><a href="/nodes/(\d+)/">Branch 1 · '
+        r"<span[^>]*>Review api · step 4 of 8 \(area 1 of 2\)</span></a>",
         node,
     )
+    shared = re.search(r'<h3><a href="/nodes/(\d+)/">Branch 1 · ', node)
+    assert shared is not None
+    redone = re.search(r'<li class="step next-redone">.*?<h3><a href="/nodes/(\d+)/#redos">(.*?)</a>', node, re.S)
+    assert redone is not None and redone.group(1) == shared.group(1), node
+    assert re.sub(r"<[^>]+>", "", redone.group(2)) == "Branch 2 · Review api (redone) · step 4 of 8 (area 1 of 2)"
+    assert "Branches 1-2 · " not in between(node, 'id="where-next"', "</ol>")
     assert between(node, 'id="redos-title"', "</h2>").endswith(">Redo on branch 3")
     redo = between(node, 'id="redos"', "</section>")
     assert "Its answer" in redo and "A second look after a rewind." in redo and "Then <a href=" in redo

@@ -368,18 +368,23 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     line = status_line(run_page())
     # The replaced branch 1's agent may still work: the line says the person's move (friction60a 7) in its ONE
     # pill, what to do after it, and where branch 2's agent works as a plain line, no second pill (friction62b 1).
+    # Each names its branch, once: the pill branch 1, the line under it branch 2 (friction63a 4, 63b 5).
     assert line == (
-        "Your move · Replaced Tell branch 1's agent to stop Deploy to production · step 3 of 5 · branch 2 · agent"
+        "Your move · Branch 1 replaced Tell its agent to stop Branch 2 · Deploy to production · step 3 of 5 · agent"
         " working"
     ), line
     card = run_page().split('id="run-status"', 1)[1].split("</p>", 1)[0]
     assert card.count('class="badge') == 1 and 'class="run-where run-other"' in card, card
+    # Branch 1's row under it said the pill and the instruction again: the head said them (friction63a 4).
+    page = run_page()
+    head = page.split('id="run-status"', 1)[1].split('class="card run-graph-card"', 1)[0]
+    assert 'id="other-branches"' not in page and "tell it in its chat to stop" not in head, head
     assert "Your move · No agent yet" not in after, after
     assert "Agent's move · Working" not in status_line(run_page()), after
     # The sessions list's row agrees: one pill, the person's, and its "Your move" filter counts it.
     listed = client.get("/").content.decode()
     row = listed.split('class="session-row"', 1)[1].split("</tr>", 1)[0]
-    assert row.count('class="badge') == 1 and "Your move · Replaced" in row, row
+    assert row.count('class="badge') == 1 and "Your move · Branch 1 replaced" in row, row
     assert "tell branch 1&#x27;s agent to stop" in row, row
     chips = listed.split('class="status-chips move-filters"')[1].split("</ul>", 1)[0]
     assert "Your move 1" in chips and "Agent&#x27;s move 0" in chips, chips
@@ -420,3 +425,27 @@ def test_a_quoted_reason_ends_its_sentence_before_the_next_one(client, root):
     child = Node.objects.get(parent__public_id=int(root), pending_step_id="prepare")
     run_page = client.get(f"/runs/{child.run.public_id}/").content.decode()
     assert '<q class="fork-reason">Ship it</q>.' in run_page
+
+
+def test_a_branch_started_by_hand_at_the_next_step_is_its_own_row_where_it_went(client, root):
+    # friction63a 5, 63b 3: a fork point's next step was named by every branch through its node ("Branches 1-2"),
+    # while the graph draws a branch that redid that step on its own card. Started by hand there, it is its own
+    # row, in the graph's words for that card, linking the step's redo card.
+    staging = Node.objects.get(pending_step_id="deploy-staging")
+    home = settings.WORKRAIL_HOME
+    continue_workflow(  # answered: the step is no branch's last, so a branch started there is one of its own
+        stateToken=tokens.mint(home, TokenKind.STATE, staging.public_id),
+        ackToken=tokens.mint(home, TokenKind.ACK, staging.attempts.get().public_id),
+        output={"notesMarkdown": "Deployed to staging."},
+    )
+    assert confirmed(client, str(staging.public_id), edited(target="production"), "Ship it.").status_code == 302
+    page = client.get(f"/nodes/{root}/").content.decode()
+    rows = [
+        " ".join(re.sub(r"<[^>]+>", " ", html.unescape(h3)).split())
+        for h3 in re.findall(r"<h3>(.*?)</h3>", between(page, 'id="where-next"', "</ol>"), re.S)
+    ]
+    assert rows == [
+        "Branch 1 · Deploy to staging · step 2 of 5",
+        "Branch 2 · Deploy to staging (started by hand) · step 2 of 5",
+    ]
+    assert f'href="/nodes/{staging.public_id}/#redos"' in between(page, 'class="step next-redone"', "</li>")

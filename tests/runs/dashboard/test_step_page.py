@@ -45,7 +45,9 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     # A step on the finished branch only: Done, and its branch's Done said as where the branch is now.
     later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
     assert pill(later) == "done:Done"
-    assert "Branch 1 now:" in later
+    # Branch 1 went on from here, branch 2 did not: one list of where each stands (friction63a 5: "Branch 1 now:"
+    # then "Other branches of this run" were two lists of branches).
+    assert "Branches 1 and 2 now:" in later and "Other branches of this run" not in later
     assert '<span id="run-now" data-live-region="run-now"></span>' in later  # the card says it, with branch 2
     # The newest branch's pending step carries its branch's state; its branch is not listed again beside it.
     tip = page(client, f"/nodes/{review.open_tip}/")

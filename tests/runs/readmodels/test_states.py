@@ -99,6 +99,10 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     assert states.meaning("superseded", "yours").endswith("Tell it in its chat to stop.")
     assert states.pill("superseded", "agents").words == "Your move · Replaced"
     assert states.pill("superseded", "nobody").tone == "yours"
+    # friction63a 4, 63b 5: over a line about another branch, the pill names the replaced ones.
+    assert states.pill("superseded", "yours", branches=(1,)).words == "Your move · Branch 1 replaced"
+    assert states.pill("superseded", "yours", branches=(1, 3)).words == "Your move · Branches 1 and 3 replaced"
+    assert states.pill("running", "agents", branches=(1,)).words == "Agent's move · Working"
     assert not any("{" in m.means for m in states.MEANINGS)
 
 
