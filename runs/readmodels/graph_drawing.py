@@ -386,9 +386,7 @@ SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset(
-    {"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped"}
-)
+IN_SIGHT = frozenset({"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped"})
 # The key's marks named by a word of the glossary (glossary.TERMS' anchors): their name links its line.
 TERMS = {"checkpoint-mark": "checkpoint"}
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.

@@ -1,6 +1,7 @@
 """The steps a branch passed over, said where they would stand in the run page's list of steps instead of
 missing from it without a word: "Step 3 of 8 skipped · Trace the Impact: it runs only if complexity is
-'complex', and complexity is 'simple'", "Step 6 of 7 skipped · Polish: it repeats while ..." (a loop that ran no round: the same word, friction63b 12).
+'complex', and complexity is 'simple'", "Step 6 of 7 skipped · Polish: it repeats while ..."
+(a loop that ran no round: the same word, friction63b 12).
 
 Read from the traces the engine keeps with each node (workflows_app/engine/trace.py: the advance that made a
 node notes every step it skipped on the way, and every loop it left without a round), in trace.py's words (a
