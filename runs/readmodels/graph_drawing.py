@@ -19,7 +19,7 @@ ways to draw it:
   same top on every run), at most one tag beside a card (friction14: eight badges on one graph, two of them
   look-alike dashed pills): its branch's state on a branch's last card, "↺ redone" on the step a branch
   answered again; a checkpoint is no tag but a diamond inside its step's card, in its top right corner
-  (`CHECKPOINT_GLYPH`); a branch started by hand says so in words on its card, no border of its own; a skipped
+  (`CHECKPOINT_GLYPH`); a branch started by hand says so in words beside its card, no border of its own; a skipped
   step's placeholder stands beside the line into its card, never on a line;
   which card the page shows and which is the newest, the dark outline and the branch states say already (no
   "you are viewing", no "latest" tag), styled by the dashboard's stylesheet through
@@ -337,7 +337,6 @@ SWATCHES = {
     "lane": "lane",
     "loop": "loop",
     "skipped": "skip",
-    "not-run": "skip",
 }
 CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreached": "key-unreached"}
 
@@ -367,7 +366,6 @@ LEGEND_WORDS = {
     # The dashed placeholder between two cards (skipped_pill), said what it means once (friction r60: "step 3
     # skipped" on a card was unexplained); the step's own condition is in its tooltip and the steps list.
     "skipped": "“step N skipped”: a step the workflow's condition skipped on that branch",
-    "not-run": "“step N not run”: a loop the workflow's condition ran no round of",
     "complete": "complete",
     "blocked": "refused: the agent must send its step's answer again",
     "loop": "the n-th time round a loop",
@@ -388,9 +386,7 @@ SCREEN_TAGS = {"current": "you are viewing"}
 PAPER_TAGS = {"newest": "newest", "current": "shown"}
 # The marks no word on their card says (a fill, a border, a tag that needs its why): their keys stand in sight
 # beside the drawing with the branch states; the rest, whose words explain themselves, wait behind the "?".
-IN_SIGHT = frozenset(
-    {"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped", "not-run"}
-)
+IN_SIGHT = frozenset({"answered", "pending", "unreached", "aside", "by-hand", "again", "checkpoint-mark", "skipped"})
 # The key's marks named by a word of the glossary (glossary.TERMS' anchors): their name links its line.
 TERMS = {"checkpoint-mark": "checkpoint"}
 # The short names of the in-sight marks that carry no word on their card (a fill, a border): the one-line key.
@@ -404,10 +400,7 @@ KEY_NAMES = {
     "again": AGAIN_WORDS,  # its swatch is the badge, "↺"
     "checkpoint-mark": CHECKPOINT_MARK,
     "skipped": "skipped by the workflow's condition",
-    "not-run": "loop not run",
 }
-# The legend's key of a step passed over (skipped_steps.SkippedStep.how): its placeholder's words say which.
-SKIP_KEYS = {"skipped": "skipped", "not run": "not-run"}
 
 
 def state_legend(graph: RunGraph, state: str) -> str:
@@ -431,7 +424,7 @@ def legend(
     branch states of `states` first, as for_screen draws them); `counted` for the paper's (step_words);
     `checkpoints`: whether checkpoints are drawn as marks beside their steps' cards (graph_story.py); `again`:
     the cards tagged "answered again" (graph_story.Told.again); `screen`: for_screen's drawing, which tags no
-    node "newest" or "current" (the paper does); `skipped`: the keys (SKIP_KEYS) of the placeholders drawn for the
+    node "newest" or "current" (the paper does); `skipped`: the keys (Skipped.key) of the placeholders drawn for the
     steps passed over."""
     on_path = _path({node.node_id: node for node in graph.nodes}, shown)
     worked = worked_nodes({node.node_id: node for node in graph.nodes}, states) if screen and states else None
@@ -455,7 +448,6 @@ def legend(
         "by-hand": not screen and any(node.via == "fork" for node in graph.nodes),
         "again": bool(set(again) & {node.node_id for node in graph.nodes}),
         "skipped": "skipped" in set(skipped),
-        "not-run": "not-run" in set(skipped),
         "complete": any(node.is_complete for node in graph.nodes),
         "blocked": any(node.is_blocked for node in graph.nodes),
         "loop": any(loop_mark(node, counted=counted) is not None for node in graph.nodes),
@@ -819,10 +811,6 @@ def _draw(
         for node in graph.nodes
         if node.parent_id in by_id and by_id[node.parent_id].lane == node.lane and skipped(node.node_id)
     }
-    # Branches that split after one card and passed over the same steps on the way share that stretch: its
-    # placeholder is drawn once, on the line straight down from the card (friction61a 5: "step 3 skipped" three
-    # times on one graph), not again on each line that turns out of it.
-    said_once = _skips_said_once(graph, by_id, skipped)
     for node in graph.nodes:
         if node.parent_id is None or node.node_id not in corner or node.parent_id not in corner:
             continue
@@ -830,8 +818,11 @@ def _draw(
         out = _out_of(geo, by_id[node.parent_id], node, corner, straight_on_skips)
         d = geo.elbow(out, geo.into(*corner[node.node_id]))
         edges.append(f'<path class="edge{" on-branch" if both else ""}" d="{d}"/>')
+        # Every line that passes over a step carries its placeholder, one rule for every branch: drawn once on the
+        # line straight down, the branches turning out of the same card had none and read as not skipping it
+        # (friction63b 9, after friction61a 5 had it said once).
         passed = skipped(node.node_id)
-        if passed and node.node_id in said_once:
+        if passed:
             pills.append(skipped_pill(geo, corner[node.node_id], passed))
 
     start = _start_root(geo, [node for node in roots if node.node_id in corner], corner, on_path)
@@ -892,23 +883,6 @@ def _draw(
     )
 
 
-def _skips_said_once(
-    graph: RunGraph, by_id: dict[str, GraphNode], skipped: Callable[[str], tuple[Skipped, ...]]
-) -> set[str]:
-    """The cards whose line in draws its skipped-step placeholder: of the children of one card that passed over
-    the same steps, one (the one in its parent's lane, else the first)."""
-    chosen: dict[tuple[str | None, tuple[str, ...]], GraphNode] = {}
-    for node in graph.nodes:
-        passed = skipped(node.node_id)
-        if not passed or node.parent_id not in by_id:
-            continue
-        key = (node.parent_id, tuple(step.words for step in passed))
-        held = chosen.get(key)
-        if held is None or (held.lane != by_id[node.parent_id].lane and node.lane == by_id[node.parent_id].lane):
-            chosen[key] = node
-    return {node.node_id for node in chosen.values()}
-
-
 def _passed_on_path(
     by_id: dict[str, GraphNode], card: str, skipped: Callable[[str], tuple[Skipped, ...]]
 ) -> tuple[Skipped, ...]:
@@ -948,11 +922,12 @@ class Skipped:
     short: str
     words: str
     title: str = ""  # the step's title (the phone's list names it on its row)
-    how: str = "skipped"  # "skipped" or "not run" (skipped_steps.SkippedStep.how): its legend entry (SKIP_KEYS)
+    how: str = "skipped"  # skipped_steps.SkippedStep.how
 
     @property
     def key(self) -> str:
-        return SKIP_KEYS.get(self.how, "skipped")
+        """Its legend entry: one for every step passed over (friction63b 12: "skipped" and "not run" were two)."""
+        return "skipped"
 
 
 SKIPPED_H = 18
@@ -1168,6 +1143,9 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         shown_marks = [(branch_label(node.lane), "lane")] if starts_lane else []
         if sharers:
             shown_marks.append((sharers, "lane shared"))
+        if node.via == "fork":  # under its name, in words, never a border (friction62a 9, 62b 13) nor a line of
+            # the card: there it cut the title to one line, "Draft Plan with Ri…" (friction63a 6, 63b 8)
+            shown_marks.append((VIA_WORDS["fork"], "lane via"))
         if starts_lane and node.lane == style.viewed:  # under its name: the tag column is narrower than both
             shown_marks.append((VIEWING_WORD, "lane viewing"))
         shown_marks += [tag] if tag is not None else []
@@ -1206,12 +1184,11 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
             right -= _tag_width(text)
             tags.append(_tag(right, y, text, kind))
             right -= 4
-    if beside and node.via == "fork" and not made_by:
-        # On screen "started by hand" is said in words on the card alone, never by a border of its own (friction62a
-        # 9, 62b 13: a teal dotted key beside the amber card of a paused branch started by hand): its title takes
-        # one line (in full on the card it redoes, right beside it, and in the tooltip), the words the next line.
-        made_by = VIA_WORDS["fork"]
-        sub = [part for part in sub if part[0] != made_by]
+    if beside and node.via == "fork":
+        # On screen "started by hand" is said in the tag column beside the card (above), so its title keeps its two
+        # lines whole as every card's does.
+        made_by = None
+        sub = [part for part in sub if part[0] != VIA_WORDS["fork"]]
     if made_by:
         lines = title_lines(full, lines=TITLE_LINES - 1)
     badge = ""

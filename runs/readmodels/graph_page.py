@@ -68,7 +68,7 @@ class StepRow:
     # A step the branch passed over (skipped_steps.py), where it would stand: a row of its own, a hollow dashed dot,
     # as the drawing's dashed placeholder (friction16b 6); `title` its step's, `words` "step 3 skipped".
     skipped: bool = False
-    skip_key: str = ""  # a skipped row's legend entry (graph_drawing.SKIP_KEYS): "skipped", "not-run"
+    skip_key: str = ""  # a skipped row's legend entry (graph_drawing.Skipped.key): "skipped"
 
     @property
     def tone(self) -> states.Tone:
@@ -551,7 +551,9 @@ def _step_row(
         marks=tuple(notes),
         href=href(node),
         is_tip=node.is_leaf,
-        is_current=node.node_id == detail.branch_tip,
+        # A finished branch's end is no step to be at: a plain end marker, not the current step's dark outline
+        # (friction63a 13: "Complete" read as the step the run is at).
+        is_current=node.node_id == detail.branch_tip and not node.is_complete,
         checkpoints=checkpoints,
         move=move,
     )

@@ -1,6 +1,7 @@
 """The steps a branch passed over, said where they would stand in the run page's list of steps instead of
 missing from it without a word: "Step 3 of 8 skipped · Trace the Impact: it runs only if complexity is
-'complex', and complexity is 'simple'", "Step 6 of 7 not run · Polish: it repeats while ...".
+'complex', and complexity is 'simple'", "Step 6 of 7 skipped · Polish: it repeats while ..."
+(a loop that ran no round: the same word, friction63b 12).
 
 Read from the traces the engine keeps with each node (workflows_app/engine/trace.py: the advance that made a
 node notes every step it skipped on the way, and every loop it left without a round), in trace.py's words (a
@@ -28,7 +29,9 @@ class SkippedStep:
     number: str  # its outline entry: "3" (inside a loop, the loop's); "" when the outline does not hold it
     length: int  # the outline's length: its top-level entries, a loop counted once
     title: str  # the step's title as the trace kept it
-    how: str  # "skipped" (its runCondition did not hold) or "not run" (a loop that ran no round)
+    # One word for a step its condition skipped and a loop that ran no round (friction63b 12: "skipped" beside
+    # "not run" for one thing, the workflow passing over a step by its own rule); `why` says which rule.
+    how: str  # "skipped"
     why: str  # "it runs only if complexity is 'complex', and complexity is 'simple'"
 
     @property
@@ -42,7 +45,7 @@ class SkippedStep:
 
     @property
     def short(self) -> str:
-        """What the graph's dashed placeholder between two cards says: "step 3 skipped", "step 5 not run"."""
+        """What the graph's dashed placeholder between two cards says: "step 3 skipped"."""
         if not self.number:
             return self.how
         return f"step {self.number} {self.how}"
@@ -91,7 +94,7 @@ def into_nodes(node_ids: Iterable[str]) -> dict[str, list[SkippedStep]]:
                 number=places.get(entry.step_id, ""),
                 length=length,
                 title=entry.title,
-                how="skipped" if entry.kind == "skipped" else "not run",
+                how="skipped",
                 why=trace.passed_over(entry) or "",
             )
             for entry in worded

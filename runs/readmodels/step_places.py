@@ -109,7 +109,7 @@ def _rounds_of(frame: object) -> int | None:
 class Ahead(NamedTuple):
     """A step not reached yet as a run's progress names it (`ahead`)."""
 
-    title: str  # as the rows will name it: a loop's item said ("Review storage, api", "Review each area")
+    title: str  # as the rows will name it: a loop's items said ("Review storage, api"), else the loop's title
     words: str  # its place: "step 4 of 8 (each area)"
     condition: str = ""  # when it runs, in the catalog's words ("complexity is 'complex'"); "" when always
 
@@ -122,8 +122,9 @@ def ahead(step: Mapping[str, Any], position: int, length: int, context: Mapping[
     body's steps, each titled and placed as the rows will name it once reached ("step 4 of 8 (each area)"; "step
     2a of 3 (each slice)", "step 2b of 3 (each slice)"), not the loop's own title (friction61a 6: "Review Each Focus
     Area" in the progress bar, "Review api · step 4 of 8 (area 1 of 2)" in the rows). A title that names the loop's
-    item says its items when `context` (the run's newest) holds them, "Review storage, api", else "Review each
-    area", never the workflow file's "Review [area]" only its page explains (friction62a 2, 62b 15). A step that
+    item says its items when `context` (the run's newest) holds them, "Review storage, api", else the loop's own title
+    as the outline says it, "Review Each Focus Area" (friction63a 10), never the workflow file's "Review [area]"
+    only its page explains (friction62a 2, 62b 15). A step that
     runs only under a condition says it (friction62b 15: it read as a step that will happen)."""
     title = str(step.get("title") or step.get("id") or "")
     body = step.get("body")
@@ -139,7 +140,10 @@ def ahead(step: Mapping[str, Any], position: int, length: int, context: Mapping[
         part = part if isinstance(part, Mapping) else {}
         name = str(part.get("title") or part.get("id") or "")
         filled, said_each = _item_said(name, loop, context or {}, unit)
-        # "(each area)" after "Review each area" would say it twice
+        # Its items not known yet: the loop's own title, as the workflow's outline names it (friction63a 10, 63b 12:
+        # "Review Each Focus Area" there, "Review each area" here), which says what it repeats for: no "(each area)".
+        if said_each:
+            filled = title or filled
         said.append(
             Ahead(filled or title, where.step_words if said_each else f"{where.step_words} {each}", _condition(part))
         )

@@ -62,14 +62,27 @@ def test_the_progress_strip_says_a_skipped_step_where_it_would_stand(sized_page,
     # dashed chip where it would stand, "step 2 skipped", why in its tooltip.
     sized_page.goto(f"{live_server.url}/runs/{run.run_id}/")
     skipped = sized_page.locator(".stepper .st-step.skipped")
-    expect(skipped).to_have_count(3)  # Phase 0b, Update the docs; Polish, a loop that ran no round: "step 6 not run"
+    # Phase 0b, Update the docs; Polish, a loop that ran no round: "step 6 skipped" too, one word for a step the
+    # workflow passed over by its own rule (friction63b 12: "skipped" beside "not run"), why in its tooltip.
+    expect(skipped).to_have_count(3)
     expect(skipped.first.locator(".st-title")).to_have_text("Phase 0b")
     expect(skipped.first.locator(".st-words")).to_have_text("step 2 skipped")
     assert "taskComplexity is 'Small'" in (skipped.first.locator(".st-box").get_attribute("title") or "")
     assert skipped.first.locator(".st-box").evaluate("e => getComputedStyle(e).borderTopStyle") == "dashed"
     titles = sized_page.locator(".stepper .st-step .st-title").all_inner_texts()
     assert titles[:4] == ["Intake", "Phase 0b", "Phase 1", "Update the docs"]
-    expect(skipped.nth(2).locator(".st-words")).to_have_text("step 6 not run")
+    expect(skipped.nth(2).locator(".st-words")).to_have_text("step 6 skipped")
+    assert "polishRounds is 0" in (skipped.nth(2).locator(".st-box").get_attribute("title") or "")
+    # The finished run's end is a plain end marker, outlined as the answered steps before it, not as the current
+    # step (friction63a 13: its thick dark outline read as the step the run is at).
+    end = sized_page.locator(".stepper .st-step", has_text="Complete")
+    expect(end).not_to_have_class(re.compile(r"\bcurrent\b"))
+    expect(sized_page.locator(".stepper [aria-current]")).to_have_count(0)
+    look = "e => [getComputedStyle(e).borderTopColor, getComputedStyle(e).borderTopStyle]"
+    before = sized_page.locator(".stepper .st-step", has_text="Wrap up").locator(".st-box")
+    assert end.locator(".st-box").evaluate(look) == before.evaluate(look)
+    for listed in sized_page.locator(".stepper, ol.steps").all():
+        expect(listed).not_to_contain_text("not run")
     # A run that never forked names no branch (friction63a 11, 63b 4: "Summary of branch 1" on its only branch).
     expect(sized_page.locator("#synthesis-title")).to_have_text("Summary")
     expect(sized_page.locator("#synthesis-done")).to_have_text(re.compile(r"^completed "))

@@ -230,7 +230,7 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 keyed = page.locator(".state-legend li", has_text="no agent yet").locator("rect.card").evaluate(look)
                 assert keyed == paused, (paused, keyed)
                 expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
-                expect(page.locator("svg.run-graph text.cv")).to_have_text("started by hand")
+                expect(page.locator("svg.run-graph text.tag-text.via")).to_have_text("started by hand")
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
         # Branch 2 waits for an agent: the timeline's line never says how long the session "took" (friction63a 3).

@@ -49,9 +49,16 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     expect(key).not_to_contain_text("started by hand")
     page.locator(".graph-help summary").click()  # closed again: the one-line key is back
     expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
-    # Bob's card says it in words, its title on one line to make room ("Draft Plan with Risks" is two lines).
+    # Bob's card says it in words beside it, under its branch's name, its title whole on two lines as on branch 1's
+    # card (friction63a 6, 63b 8: on a line of the card it cut the title to "Draft Plan with Ri…").
     bobs = page.locator("svg.run-graph a.graph-node", has=page.locator("rect.card.state-paused"))
-    expect(bobs.locator("text.cv")).to_have_text("started by hand")
+    expect(bobs.locator("text.tag-text.via")).to_have_text("started by hand")
+    expect(bobs.locator("text.ct")).to_have_text(["Draft Plan with", "Risks"])
+    expect(bobs.locator("text.cv")).to_have_count(0)
+    said, box = bobs.locator("text.tag-text.via").bounding_box(), bobs.locator("rect.card").bounding_box()
+    svg = page.locator("svg.run-graph").bounding_box()
+    assert said and box and svg and said["x"] > box["x"] + box["width"], (said, box)  # beside the card
+    assert said["x"] + said["width"] <= svg["x"] + svg["width"] + 0.5, (said, svg)  # not cut by the drawing's edge
     expect(bobs.locator("text.cs")).to_have_text("step 2 of 3")
     screenshot(page, "owners-session")
 

@@ -74,13 +74,13 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(head_pill).to_be_in_viewport()
     assert on_one_line(head_pill)  # a pill never breaks inside itself (friction11 10)
     expect(sized_page.locator(".page-head .badge, .runs-nav .badge")).to_have_count(0)
-    # The loop still to come reads as its rows will once reached ("Review api · step 4 of 8 (area 1 of 2)"): its
-    # step's title and place, not the loop's own title (friction61a 6: "Review Each Focus Area" matched no row).
-    # Its item in words, not the file's "Review [area]" only the workflow page explains (friction62a 2, 62b 15).
+    # The loop still to come, its areas not set yet: the loop's own title, as the workflow's outline names step 4
+    # (friction63a 10, 63b 12: "Review Each Focus Area" there, "Review each area" here), never the file's
+    # "Review [area]" only the workflow page explains (friction62a 2, 62b 15).
     loop_chip = sized_page.locator(".stepper .st-step.upcoming", has_text="step 4 of 8")
-    expect(loop_chip.locator(".st-title")).to_have_text("Review each area")
+    expect(loop_chip.locator(".st-title")).to_have_text("Review Each Focus Area")
     expect(loop_chip.locator(".st-words")).to_have_text("step 4 of 8")
-    expect(sized_page.locator(".stepper", has_text="Review Each Focus Area")).to_have_count(0)
+    expect(sized_page.locator(".stepper", has_text="Review each area")).to_have_count(0)
     expect(sized_page.locator(".stepper", has_text="[")).to_have_count(0)
     # A step that runs only under a condition says so, dotted (friction62b 15: it read as one that will happen).
     maybe = sized_page.locator(".stepper .st-step.upcoming", has_text="Trace the Impact Beyond the Diff")

@@ -191,10 +191,11 @@ def test_a_run_page_draws_its_graph_with_a_link_per_node_and_a_lane_per_branch(c
     assert len(re.findall(r"<a\b", svg)) == 13
     assert {lane for _, _, lane in links} == {"0", "1", "2"}  # forked twice: three branches, three lanes
     # The graph's own title, the Start root's, one per card and per mark, one per skipped step's placeholder, and
-    # one per step redone after branching (its "↺" badge, friction22b A5). The skipped step branches 1 and 2
-    # passed after one card is drawn once there, branch 3's on its own line (friction61a 5: three times).
-    assert svg.count('<g class="skipped-step">') == 2 and svg.count('<g class="again-badge"') == 2
-    assert len(re.findall(r"<title\b", svg)) == 15 + 2 + 2
+    # one per step redone after branching (its "↺" badge, friction22b A5). The skipped step is drawn on every
+    # branch's line that passed it, one rule (friction63b 9: drawn once where branches 1 and 2 split, branch 2's
+    # line read as not skipping it).
+    assert svg.count('<g class="skipped-step">') == 3 and svg.count('<g class="again-badge"') == 2
+    assert len(re.findall(r"<title\b", svg)) == 15 + 3 + 2
     # No marker of where (friction14): the blue fill says the branch viewed, the branch states where each stands.
     assert svg.count('class="tag-text current"') == 0 and svg.count('class="tag-text newest"') == 0
     assert svg.count('class="card on-branch') == 8  # root to the newest node (the checkpoint a mark on the way)

@@ -331,10 +331,10 @@ def test_a_complete_card_says_the_steps_its_branch_passed_over():
     passed = {"3": (skip,)}
     svg = graph_drawing.for_screen(run, shown="4", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
     assert step_line(svg, "4") == "1 step skipped"
-    loop = graph_drawing.Skipped("step 5 not run", "Loop · step 5 of 8, not run", how="not run")
+    loop = graph_drawing.Skipped("step 5 skipped", "Loop · step 5 of 8, skipped")  # a loop that ran no round
     passed = {"2": (skip,), "3": (skip, loop)}
     svg = graph_drawing.for_screen(run, shown="4", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
-    assert step_line(svg, "4") == "2 steps skipped, 1 step not run"
+    assert step_line(svg, "4") == "3 steps skipped"  # one word for both (friction63b 12: "skipped" vs "not run")
 
 
 def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
@@ -342,7 +342,7 @@ def test_a_branch_started_by_hand_and_a_blocked_tip_are_told_apart():
     svg = screen(run, shown="3")
     assert "by-hand" not in card_classes(svg, "3")  # said in words alone (friction62b 13)
     assert step_line(svg, "3") == "step 1"  # a fork waits at its parent's step
-    assert re.findall(r'<text class="cv"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
+    assert re.findall(r'<text class="tag-text lane via"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
     assert "blocked" in card_classes(svg, "2")
     assert step_line(svg, "2") == "step 2 · refused"
     assert "refused: the agent must send this step&#x27;s answer again" in card(svg, "2")
@@ -636,18 +636,21 @@ def test_the_legend_draws_every_fill_and_outline_the_cards_use_as_a_swatch_of_th
     assert graph_drawing.STATE_LEGEND["superseded"].endswith("tell it in its chat to stop")
 
 
-def test_a_branch_started_by_hand_is_said_in_words_on_its_card_and_drawn_as_its_state_alone():
+def test_a_branch_started_by_hand_is_said_in_words_beside_its_card_and_drawn_as_its_state_alone():
     # friction61a 7: the key's "paused" swatch solid, the paused card (started by hand) dotted; friction62a 9, 62b 13:
     # then a teal dotted "started by hand" key beside an amber dotted card. One style per meaning: the card is drawn
-    # as its state's key draws it, and "started by hand" is its words, on the card however long its title.
-    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork", "title": "Draft Plan with Risks and a long name"}})
+    # as its state's key draws it, and "started by hand" is its words, beside the card under its branch's name:
+    # on a line of the card it cut the title to one line, "Draft Plan with Ri…" (friction63a 6, 63b 8).
+    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork", "title": "Draft Plan with Risks"}})
     entries = {e.key: e for e in graph_drawing.legend(run, shown="3", states={"3": "paused", "2": "done"}, screen=True)}
     assert entries["state-paused"].card_classes.split() == ["state-paused"]
     assert "by-hand" not in entries
     states = {"3": "paused", "2": "done"}
     svg = graph_drawing.for_screen(run, shown="3", href=lambda node: "/", title="g", states=states)
     assert set(card_classes(svg, "3")) <= {"card", "state-paused", "on-branch", "current", "newest"}
-    assert re.search(r'<text class="cv"[^>]*>started by hand</text>', card(svg, "3"))
+    assert re.findall(r'<text class="tag-text lane via"[^>]*>([^<]*)</text>', card(svg, "3")) == ["started by hand"]
+    assert re.findall(r'<text class="ct"[^>]*>([^<]*)</text>', card(svg, "3")) == ["Draft Plan with", "Risks"]
+    assert 'class="cv"' not in card(svg, "3")
     # The paper keeps its dotted border and its key.
     assert "by-hand" in {e.key for e in graph_drawing.legend(run, shown="3")}
 
@@ -675,22 +678,23 @@ def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around
     assert 'class="skipped-step"' not in screen(run)
 
 
-def test_branches_that_split_after_one_card_share_its_skipped_steps_placeholder():
-    # friction61a 5: "step 3 skipped" drawn once per branch that passed it after the same card, three times.
+def test_every_line_that_passes_over_a_step_carries_its_placeholder():
+    # Friction63b 9: drawn once where branches split after one card (friction61a 5), the branch turning out of it
+    # had none and read as not skipping the step while the other did: one rule, every such line carries it.
     run = drawn([(1, None), (2, 1), (3, 2), (4, 2)])
     skip = graph_drawing.Skipped("step 3 skipped", "Trace · step 3 of 8, skipped: it runs only if x")
     passed = {"3": (skip,), "4": (skip,)}
     svg = graph_drawing.for_screen(run, shown="3", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
-    assert svg.count('class="skipped-step"') == 1
-    # On the line straight down from the card they split after: the branch in its lane.
-    pill = svg.split('class="skipped-step"', 1)[1].split("</g>", 1)[0]
-    x = int(re.search(r'class="skipped-pill" x="(-?\d+)"', pill).group(1))  # type: ignore[union-attr]
-    card_x = {m[0]: int(m[1]) for m in re.findall(r'data-node-id="(\d+)".*?<rect class="card[^"]*" x="(\d+)"', svg)}
-    assert card_x["2"] == card_x["3"] and card_x["3"] <= x < card_x["3"] + graph_drawing.SCREEN_CARD_W
-    # Different steps passed over on each: each its own.
-    passed = {"3": (skip,), "4": (graph_drawing.Skipped("step 4 skipped", "Plan · step 4 of 8, skipped: y"),)}
-    svg = graph_drawing.for_screen(run, shown="3", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
     assert svg.count('class="skipped-step"') == 2
+    # Each beside the line into its own card.
+    xs = sorted(int(x) for x in re.findall(r'class="skipped-pill" x="(-?\d+)"', svg))
+    card_x = {m[0]: int(m[1]) for m in re.findall(r'data-node-id="(\d+)".*?<rect class="card[^"]*" x="(\d+)"', svg)}
+    for x, card in zip(xs, sorted((card_x["3"], card_x["4"])), strict=True):
+        assert card <= x < card + graph_drawing.SCREEN_CARD_W
+    # A line that passed over nothing carries none.
+    passed = {"3": (skip,)}
+    svg = graph_drawing.for_screen(run, shown="3", href=lambda n: "/", title="g", skipped=lambda c: passed.get(c, ()))
+    assert svg.count('class="skipped-step"') == 1
 
 
 def test_a_cards_step_line_keeps_the_steps_number_and_its_round_within_the_cards_width():

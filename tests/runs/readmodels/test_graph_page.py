@@ -272,10 +272,11 @@ def test_a_loop_still_to_come_is_shown_as_its_rows_will_name_it():
     stuck = blocked_review("MR-61")
     laid_out = graph_page(run_detail(stuck.run_id), "/r/", "/n/NODE/")
     upcoming = [(up.words, up.title) for up in laid_out.upcoming or []]
-    # Its item in words, not the workflow file's "Review [area]" only the workflow page explains (friction62a 2,
-    # 62b 15): the areas are not set yet, so "each area", said once (not again as "(each area)").
-    assert ("step 4 of 8", "Review each area") in upcoming
-    assert all("Review Each Focus Area" not in title and "[" not in title for _, title in upcoming)
+    # Not the workflow file's "Review [area]" only the workflow page explains (friction62a 2, 62b 15): the areas
+    # are not set yet, so the loop's own title, as the workflow's outline names step 4 (friction63a 10, 63b 12: the
+    # outline said "Review Each Focus Area", the strip "Review each area"), no "(each area)" after it.
+    assert ("step 4 of 8", "Review Each Focus Area") in upcoming
+    assert all("Review each area" not in title and "[" not in title for _, title in upcoming)
 
 
 def test_a_conditional_step_still_to_come_says_when_it_runs():

@@ -31,7 +31,7 @@ def test_each_step_passed_over_is_numbered_as_the_outline_and_says_why(service_c
             "Update the docs · step 4 of 7, skipped: it runs only if touchesDocs is true, and touchesDocs is not set"
         ],
         run.node_at("wrap-up"): [
-            "Polish · step 6 of 7, not run: it repeats while polishRounds is more than 0, and polishRounds is 0"
+            "Polish · step 6 of 7, skipped: it repeats while polishRounds is more than 0, and polishRounds is 0"
         ],
     }
     # A node the engine reached without passing anything over says nothing.
