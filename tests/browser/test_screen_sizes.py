@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -378,6 +379,16 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
 SEPARATOR = "\u203a"  # the progress strip's mark between two steps
 
 
+def assert_code_folded(page: Page, scope: str, viewport: Any, shot: str) -> None:
+    """An opened "Details" shows no JSON until its own fold is opened, so the page stays short (friction63a 8,
+    63b 7: 4,100 px on a phone with the JSON open); its screenshot is kept as `shot`."""
+    expect(page.locator(f"{scope} pre").filter(visible=True)).to_have_count(0)
+    tall = page.evaluate("document.documentElement.scrollHeight")
+    print(f"{shot} height, Details open:", tall)
+    assert tall < (3100 if viewport.name == "phone" else 1900), tall
+    keep_screenshot(page, shot)
+
+
 def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, viewport):
     visit(sized_page, f"{site}/runs/{blocked.run_id}/", "blocked-run")
     assert_axis_reads(sized_page)
@@ -433,11 +444,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     expect(sized_page.locator("#run-details details.dev-code > summary")).to_have_text(
         ["The call the agent must make", "Example artifact"]
     )
-    expect(sized_page.locator("#run-details pre").filter(visible=True)).to_have_count(0)
-    tall = sized_page.evaluate("document.documentElement.scrollHeight")
-    print("blocked-run height, Details open:", tall)
-    assert tall < (3100 if viewport.name == "phone" else 1900), tall  # 4,100 px on a phone with the JSON open
-    keep_screenshot(sized_page, "blocked-run-developers")
+    assert_code_folded(sized_page, "#run-details", viewport, "blocked-run-developers")
     sized_page.locator("#resend-fold-1 > summary").click()
     expect(sized_page.locator("#run-details .resend-call")).to_be_visible()
     expect(sized_page.locator(f"#run-details #run-id-{blocked.run_id}")).to_be_visible()
@@ -482,11 +489,7 @@ def test_a_blocked_run_and_its_node(sized_page, console_log, site, blocked, view
     sized_page.locator("#blocked-more-1 > summary").click()
     assert_one_message_then_developers(sized_page, "#blocked-more-1", inside=True)
     # As on the run page: the call and the example each in a closed fold of its own (friction63a 8, 63b 7).
-    expect(sized_page.locator("#blocked-more-1 pre").filter(visible=True)).to_have_count(0)
-    tall = sized_page.evaluate("document.documentElement.scrollHeight")
-    print("blocked-node height, Details open:", tall)
-    assert tall < (3100 if viewport.name == "phone" else 1900), tall  # 4,100 px on a phone with the JSON open
-    keep_screenshot(sized_page, "blocked-node-developers")
+    assert_code_folded(sized_page, "#blocked-more-1", viewport, "blocked-node-developers")
     sized_page.locator("#resend-fold-1 > summary").click()
     sized_page.locator("#example-fold-1 > summary").click()
     # The call and the example whole, each in a code box: opened on purpose, never cut off inside a scroll area
