@@ -82,26 +82,23 @@ class OthersLine:
     tip: str  # the branch it links (the run page's `?tip=`); "" for several: the branch graph below lists them
 
 
-def listed_others(
-    shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry], said: tuple[int, ...] = ()
-) -> list[BranchOutcomeEntry]:
+def listed_others(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> list[BranchOutcomeEntry]:
     """The other branches the run card lists beside the `shown` one: all of them, but the latest while another is
     shown, since the card's banner names it and leads to it ("Viewing branch 1 (done). The agent works on branch
-    2: … →"); a row for it too said the same a second time (friction24a 9). Nor, beside the latest, the replaced
-    branches its pill names, `said` (Whereabouts.replaced: "Your move · Branch 1 replaced · Tell its agent to
-    stop"): their row said pill and instruction again (friction63a 4, 63b 5); the graph below draws them."""
+    2: … →"); a row for it too said the same a second time (friction24a 9). A replaced branch the card's pill names
+    ("Your move · Branch 1 replaced · Tell its agent to stop") stays listed, as the place that leads to what the pill
+    asks about (friction64b 1: with its row gone only the graph showed it); its row says neither pill nor
+    instruction again (_branches.html, said_by_pill; friction63a 4, 63b 5)."""
     if shown is None or shown.is_newest:
-        return [o for o in others if o.number not in said]
+        return others
     return [o for o in others if not o.is_newest]
 
 
-def others_line(
-    shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry], said: tuple[int, ...] = ()
-) -> OthersLine | None:
+def others_line(shown: BranchOutcomeEntry | None, others: list[BranchOutcomeEntry]) -> OthersLine | None:
     """The one line for `others` beside the `shown` branch (None: no other branch to say): what they are, by
     their state's word, as their badges say it ("1 left behind", "2 done"); the ones the card lists
     (listed_others): the latest, when another is shown, is the banner's."""
-    others = listed_others(shown, others, said)
+    others = listed_others(shown, others)
     if not others:
         return None
     counted = Counter(states.label(other.state).lower() for other in others)  # in the order first met

@@ -703,17 +703,19 @@ def branches_line(detail: RunDetail) -> branch_summary.BranchesLine | None:
 @register.filter
 def others_line(detail: RunDetail) -> branch_summary.OthersLine | None:
     """The run's other branches in one line, for the phone's run card (branch_summary.others_line)."""
-    return branch_summary.others_line(detail.branch, detail.other_branches, _said_by_pill(detail))
+    return branch_summary.others_line(detail.branch, detail.other_branches)
 
 
 @register.filter
 def others_listed(detail: RunDetail) -> list[BranchOutcomeEntry]:
     """The other branches the run card lists (branch_summary.listed_others): the latest is the banner's."""
-    return branch_summary.listed_others(detail.branch, detail.other_branches, _said_by_pill(detail))
+    return branch_summary.listed_others(detail.branch, detail.other_branches)
 
 
-def _said_by_pill(detail: RunDetail) -> tuple[int, ...]:
-    """The branches the run card's pill names (Whereabouts.replaced), which its list of others leaves out."""
+@register.filter
+def said_by_pill(detail: RunDetail) -> tuple[int, ...]:
+    """The branches the run card's pill names (Whereabouts.replaced: "Your move · Branch 1 replaced"), whose rows in
+    its list of others then say neither that pill nor its instruction again (_branches.html)."""
     where = detail.where
     return where.replaced if where is not None and where.also else ()
 

@@ -272,7 +272,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         assert pill_box and other_box and other_box["y"] >= pill_box["y"] + pill_box["height"] - 1  # a line of its own
         also_box = page.locator("#run-also").bounding_box()
         assert also_box and abs(also_box["y"] - pill_box["y"]) < pill_box["height"]  # the move beside its pill
-        expect(page.locator("#other-branches")).to_have_count(0)
+        # Branch 1 stays listed, the way to what the pill asks about (friction64b 1: with its row gone only the graph
+        # showed it), led by its branch and step, without the pill and the instruction again (friction63a 4).
+        replaced = page.locator("#other-branches li.replaced")
+        expect(replaced).to_have_count(1)
+        expect(replaced.locator("a").first).to_have_text("Branch 1 · Deploy to staging · step 2 of 5")
+        expect(replaced.locator(".badge")).to_have_count(0)
+        expect(page.locator("#other-branches")).not_to_contain_text("stop")
         expect(page.locator("main")).not_to_contain_text("Tell branch 1")
         # The branch started by hand is drawn as an agent's redo is: beside the step it redoes, from the same parent
         # (the start), not under it, so no "Branches 1-2" stands on the step branch 2 redoes (friction r60).

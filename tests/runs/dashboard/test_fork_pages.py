@@ -375,10 +375,13 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     ), line
     card = run_page().split('id="run-status"', 1)[1].split("</p>", 1)[0]
     assert card.count('class="badge') == 1 and 'class="run-where run-other"' in card, card
-    # Branch 1's row under it said the pill and the instruction again: the head said them (friction63a 4).
+    # Branch 1's row under it said the pill and the instruction again: the head said them (friction63a 4). It stays
+    # listed, by its branch and step, the way to the branch the pill asks about (friction64b 1).
     page = run_page()
     head = page.split('id="run-status"', 1)[1].split('class="card run-graph-card"', 1)[0]
-    assert 'id="other-branches"' not in page and "tell it in its chat to stop" not in head, head
+    assert "tell it in its chat to stop" not in head, head
+    others = page.split('id="other-branches"', 1)[1].split("</details>", 1)[0]
+    assert 'class="badge' not in others and "Branch 1 · Deploy to staging · step 2 of 5</a>" in others, others
     assert "Your move · No agent yet" not in after, after
     assert "Agent's move · Working" not in status_line(run_page()), after
     # The sessions list's row agrees: one pill, the person's, and its "Your move" filter counts it.
