@@ -122,7 +122,7 @@ def read_bundle(raw: bytes, *, max_bytes: int, now: datetime | None = None) -> V
     _check_version(document)
     sections = _sections(document)
     if fmt.assemble(sections) != raw:  # the one serialization: whitespace, key order, escapes, duplicates
-        raise _corrupt("its bytes are not exactly as WorkRail wrote them (edited, re-formatted or damaged)")
+        raise _corrupt("its bytes are not exactly as WorkRail wrote them (edited or re-formatted since)")
     if b"\\u0000" in raw:
         _refuse_nul(document)
     shape = _check_shape(document)

@@ -91,7 +91,7 @@ class Unlinked(Enum):
 
     LINKED = ("", "", "")
     NONE_NAMED = ("—", "A call about no session, as list_workflows is.", "a call such as list_workflows")
-    FAILED = ("—", "It failed before it named a session or made one.", "a call that failed")
+    FAILED = ("—", "It failed before it named a session or made one.", "a call that failed before it had one")
     NOT_RECORDED = (  # an accepted call of a tool that always names a run, from before calls were noted
         "not recorded",
         "Made before this server kept which session a call was about.",

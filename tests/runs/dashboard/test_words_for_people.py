@@ -179,16 +179,16 @@ def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_m
     # Which is which, said once under the table, true of both kinds of "—".
     note = shown.split('id="session-note">', 1)[1].split("</p>", 1)[0]
     assert note == (
-        "Session “—”: no session (a call such as list_workflows, or a call that failed); “not recorded”: an older"
-        " call, made before this server kept which session a call was about."
+        "Session “—”: no session (a call such as list_workflows, or a call that failed before it had one); “not"
+        " recorded”: an older call, made before this server kept which session a call was about."
     )
     assert shown.count("which session a call was about") == 1 + 1  # the note, and the cell's tooltip
     # Each meaning only where a row shows it; none without such a row.
     assert (
         session_note(recent_calls()[:3])
-        == "Session “—”: no session (a call such as list_workflows, or a call that failed)."
+        == "Session “—”: no session (a call such as list_workflows, or a call that failed before it had one)."
     )
-    assert session_note(recent_calls()[:2]) == "Session “—”: no session (a call that failed)."
+    assert session_note(recent_calls()[:2]) == "Session “—”: no session (a call that failed before it had one)."
     assert session_note(recent_calls()[:1]) == ""
     # A number never wraps away from its unit (friction16b 8).
     assert "12\xa0ms" in recent
