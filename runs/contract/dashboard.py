@@ -225,9 +225,6 @@ class Whereabouts(Shape):
     # A paused run: how it came here, around its moment ("imported " … " · no agent has it yet"), for the run
     # card's line (status_line). Off the wire.
     _came: Timed | None = PrivateAttr(default=None)
-    # A paused run whose branch a person started by hand (not an import): no agent has had it, so the row's move
-    # is to hand it to one, not to resume one (states.your_action). Off the wire.
-    _by_hand: bool = PrivateAttr(default=False)
     # How many branches the run it names has (1 + its forks): what the sessions list counts beside that run's
     # name, not the session's total (friction27a 4: "run 2 of 2 · 4 branches" for a run of one). Off the wire.
     _branches: int = PrivateAttr(default=1)
@@ -259,10 +256,6 @@ class Whereabouts(Shape):
     @property
     def came(self) -> Timed | None:
         return self._came
-
-    @property
-    def by_hand(self) -> bool:
-        return self._by_hand
 
     @property
     def branches(self) -> int:

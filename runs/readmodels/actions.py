@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "reply", "tell", "hand"]
+ActionName = Literal["resume", "fork", "branch", "resend", "confirm", "reply", "tell"]
 
 
 @dataclass(frozen=True)
@@ -49,20 +49,16 @@ ACTIONS: dict[ActionName, Action] = {
     "confirm": Action("confirm"),
     "reply": Action("review and reply"),  # a confirmation's panel: read what to approve, copy a reply
     "tell": Action("tell the agent"),
-    # A branch a person started by hand that no agent has had yet: there is no agent to resume, only one to give
-    # it to (a paused row said "no agent has it yet" beside "resume the agent").
-    "hand": Action("hand it to an agent"),
 }
 
 
 # What a sessions-list row's link ends its where-line with, where the move is the person's: said as what the
 # click gets them, the run's panel where they copy a message or read and reply, not as the act itself
 # (friction61b 5: "resume the agent →" and "hand it to an agent →" read as if the click did it). A branch started
-# by hand gets the same message as any resume (its panel's "Copy the resume message"), so the same words: "get its
-# message" beside "get the resume message" read as two messages (friction62a 5).
+# by hand gets the same message as any resume (its panel's "Copy the resume message"), so it is a resume here too:
+# "get its message" beside "get the resume message" read as two messages (friction62a 5).
 LINKS: dict[ActionName, str] = {
     "resume": "get the resume message",
-    "hand": "get the resume message",
     "reply": ACTIONS["reply"].verb,  # its panel is where the reply is read and copied: the act's own words
 }
 

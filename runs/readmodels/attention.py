@@ -366,7 +366,6 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
             where._move = "yours"
     if name == "paused" and place.paused is not None:
         where._came = PAUSED_TIMED[place.paused.how]
-        where._by_hand = place.paused.how == "by_hand"
     if place.branch and name in _PANELS:
         where._panel = f"{name}-{place.branch}"
     return where

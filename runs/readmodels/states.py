@@ -223,15 +223,13 @@ YOUR_ACTIONS: dict[StateName, actions.ActionName] = {
 }
 
 
-def your_action(state: str, move: str, *, held_by_you: bool = False, by_hand: bool = False) -> str:
+def your_action(state: str, move: str, *, held_by_you: bool = False) -> str:
     """The move a row's where-line ends with, as what its link gets the person ("get the resume message":
-    actions.LINKS), "" where the move is not yours or the line says it already. `by_hand`: a paused branch
-    started by hand, which no agent has had: its own action, whose link words are a resume's (friction62a 5)."""
+    actions.LINKS), "" where the move is not yours or the line says it already. A paused branch
+    started by hand, which no agent has had, gets a resume's message and words too (friction62a 5)."""
     name = YOUR_ACTIONS.get(state)  # type: ignore[call-overload]
     if move != "yours" or name is None or held_by_you:
         return ""
-    if state == "paused" and by_hand:
-        name = "hand"
     return actions.link(name)
 
 

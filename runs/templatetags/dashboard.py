@@ -262,7 +262,7 @@ def your_action(where: Whereabouts | None) -> str:
     """What a row's where-line ends with when the move is the person's (states.your_action): "resume the agent"."""
     if where is None or where.also:  # its move is to stop a replaced branch's agent, said beside it
         return ""
-    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you, by_hand=where.by_hand)
+    return states.your_action(where.state, str(move_of(where)), held_by_you=where.held_by_you)
 
 
 @register.filter

@@ -512,6 +512,6 @@ def test_a_panel_and_the_progress_strip_say_whose_move_as_the_pill_does(client, 
 def test_a_paused_branch_started_by_hand_gets_the_resume_message_as_every_row_does():
     # Its message is the resume message, so its link says so: "get its message" beside "get the resume message"
     # read as two messages (friction62a 5).
-    assert states.your_action("paused", "yours", by_hand=True) == "get the resume message"
-    assert states.your_action("paused", "yours") == "get the resume message"  # an import: an agent had it elsewhere
-    assert states.your_action("stalled", "yours", by_hand=True) == "get the resume message"
+    # A paused run's row gets it, whether the run was imported or its branch started by hand (one rule, no flag).
+    assert states.your_action("paused", "yours") == "get the resume message"
+    assert states.your_action("paused", "yours") == states.your_action("stalled", "yours")
