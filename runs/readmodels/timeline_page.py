@@ -85,9 +85,6 @@ QUIET_MARGIN = 1.0
 QUIET_MARGIN_SHARE = 0.1
 # The states in which a run still stands: its time runs on until now.
 STANDING: frozenset[StateName] = frozenset({"needs_you", "blocked", "stalled", "running"})
-# The states of a run that has ended: only a session whose runs all ended says how long it "took" (friction63a 3:
-# "took under a minute" over two runs that waited for an agent read as finished work).
-ENDED: frozenset[StateName] = frozenset({"done", "canceled"})
 
 
 def at(fraction: float, width: float = 100 - 2 * INSET) -> str:
@@ -214,8 +211,8 @@ class TimelineSummary:
     # "started 2:47 AM · first answer 3:37 AM" (friction62b 10: "first step 2:47 AM" over a first dot at 3:37 AM,
     # the step given at one and answered at the other).
     answered: datetime | None = None
-    # Some run has not ended (ENDED) though none stands (a run paused for an agent): the newest step's time, and no
-    # "took" (friction63a 3).
+    # Some run has not ended (states.FINISHED) though none stands (a run paused for an agent): the newest step's
+    # time, and no "took" (friction63a 3).
     open: bool = False
 
     @property
@@ -496,7 +493,9 @@ def timeline_page(
     """`now`: the present, where a session with a run that still stands reaches to (after the gap)."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
-    ended = all(run.state in ENDED for run in detail.runs)
+    # Only a session whose runs all ended says how long it "took" (friction63a 3: "took under a minute" over two
+    # runs that waited for an agent read as finished work).
+    ended = all(run.state in states.FINISHED for run in detail.runs)
     # A row quiet for the stall minutes says so on its tail even where the session's line says the same span, as a
     # stalled run's always is (friction63a 9: a stalled row's dashed line to now had no words, a 150-step run's had).
     stall_at = clock.stall_cutoff(now)
