@@ -317,7 +317,10 @@ STATE_LEGEND = {
     "canceled": "the run was canceled",
     # True of every left-behind branch, however it came about (a rewind, a branch started by hand): how a branch
     # began is said by its own marks ("by-hand", "again"), not here (friction15a 6, friction15b 10).
-    "superseded": "a newer branch replaced it; its agent may still be working: tell it in its chat to stop",
+    # Drawn apart from "left behind" on purpose (amber, not grey: the move is yours), so its line says how the two
+    # differ and that one becomes the other (friction r64: "Branch 1 replaced" beside grey "Left behind" unexplained).
+    "superseded": "a redo made in the dashboard replaced it while its agent may still be working (dashed in amber, not"
+    " grey as a branch left behind, which it becomes once quiet): tell it in its chat to stop",
     "left-behind": "no agent works on this branch any more",
     "done": "the branch completed",
     "running": "the agent works on it",
@@ -338,7 +341,12 @@ SWATCHES = {
     "loop": "loop",
     "skipped": "skip",
 }
-CARD_CLASSES = {"aside": "aside key-dashed", "pending": "state-running", "unreached": "key-unreached"}
+CARD_CLASSES = {
+    "aside": "aside key-dashed",
+    "pending": "state-running",
+    "unreached": "key-unreached",
+    "complete": "complete",
+}
 
 # One rule for the screen's cards (friction24a 5, 24b 11: "Left behind" and "no agent on it" were two swatches of one
 # meaning): the border dashed where no agent works on the branch any more; the fill the step's state, answered
@@ -366,7 +374,9 @@ LEGEND_WORDS = {
     # The dashed placeholder between two cards (skipped_pill), said what it means once (friction r60: "step 3
     # skipped" on a card was unexplained); the step's own condition is in its tooltip and the steps list.
     "skipped": "“step N skipped”: a step the workflow's condition skipped on that branch",
-    "complete": "complete",
+    # The end card (friction r64: "Complete · all steps done" had no entry but the word itself).
+    "complete": f"“Complete”: the end of a branch that went through its workflow; its foot says “{COMPLETE_WORDS}”,"
+    " or how many steps the workflow's condition skipped on the way (“1 step skipped”)",
     "blocked": "refused: the agent must send its step's answer again",
     "loop": "the n-th time round a loop",
     "current": "the step this page shows: its branch's steps are listed below",
@@ -593,6 +603,9 @@ class _Geometry:
 # middle of its bottom and top). TAG_ROOM is the widest tag and the gap before it. The cards are wider than the
 # paper's, for 13px titles and step lines (PLACE_CHARS of them whole).
 TAG_H, TAG_GAP = 17, 2
+# How far the tags beside a card may reach below its bottom edge: the elbows to the next row cross half way down the
+# gap between rows (SCREEN's step), well below it.
+TAG_OVERHANG = 3
 SCREEN_TAG_WORDS = tuple(STATE_WORDS.values())
 TAG_ROOM = 10 + 10 + round(7.9 * max(len(word) for word in SCREEN_TAG_WORDS))
 # A checkpoint's diamond inside its step's card's top right corner (_card): its half diagonal, the room between two,
@@ -1149,8 +1162,12 @@ def _card(node: GraphNode, at: tuple[int, int], style: _CardStyle) -> str:
         if starts_lane and node.lane == style.viewed:  # under its name: the tag column is narrower than both
             shown_marks.append((VIEWING_WORD, "lane viewing"))
         shown_marks += [tag] if tag is not None else []
+        # Within the card's height (and the few pixels TAG_OVERHANG allows), however many: four (a branch started
+        # by hand, viewed, at its only card: its name, "started by hand", "viewing", its state) ran 12 px below
+        # the card, onto the elbows that cross under it (friction r64: "four labels stack beside branch 2").
+        pitch = min(TAG_H + TAG_GAP, (card_h + TAG_OVERHANG - TAG_H) // max(len(shown_marks) - 1, 1))
         tags = [
-            _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * (TAG_H + TAG_GAP), text, kind, width=TAG_COL_W)
+            _tag(x + card_w + TAG_OFF, y + TAG_H // 2 + index * pitch, text, kind, width=TAG_COL_W)
             for index, (text, kind) in enumerate(shown_marks)
         ]
         # Each checkpoint saved during this step: a diamond inside the card's top right corner (left of the redone

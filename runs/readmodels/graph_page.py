@@ -69,6 +69,9 @@ class StepRow:
     # as the drawing's dashed placeholder (friction16b 6); `title` its step's, `words` "step 3 skipped".
     skipped: bool = False
     skip_key: str = ""  # a skipped row's legend entry (graph_drawing.Skipped.key): "skipped"
+    complete: bool = (
+        False  # the end card of a branch that went through its workflow ("Complete"): keyed as the drawing's
+    )
 
     @property
     def tone(self) -> states.Tone:
@@ -137,6 +140,8 @@ class BranchSection:
             drawn.add("checkpoint-mark")
         if any(graph_drawing.AGAIN_TAG in row.marks for row in self.box_rows):
             drawn.add("again")
+        if any(row.complete for row in self.box_rows):
+            drawn.add("complete")
         if self.aside and any(not row.skipped for row in self.box_rows):
             drawn.add("aside")
         return frozenset(drawn)
@@ -313,7 +318,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             href=href,
             title=title,
             states=states,
-            again=story.again,
+            again=story.redo_cards,
             checkpoints=checkpoint_hrefs,
             skipped=skipped,
         ),
@@ -322,7 +327,7 @@ def graph_page(detail: RunDetail, run_url: str, node_url: str) -> GraphPage:
             shown=detail.branch_tip,
             states=states,
             checkpoints=bool(story.checkpoints),
-            again=story.again,
+            again=story.redo_cards,
             screen=True,
             skipped=[] if stepper else drawn_skips(detail.graph, detail.branch_tip, skipped),
         ),
@@ -451,7 +456,7 @@ def branch_sections(
                     href,
                     state if at_tip else "done",
                     move=move if at_tip else "nobody",
-                    again=node.node_id in story.again,
+                    again=node.node_id in story.redo_cards,
                     checkpoints=checkpoint_hrefs(node.node_id),
                 )
             )
@@ -556,6 +561,7 @@ def _step_row(
         is_current=node.node_id == detail.branch_tip and not node.is_complete,
         checkpoints=checkpoints,
         move=move,
+        complete=node.is_complete,
     )
 
 

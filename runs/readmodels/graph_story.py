@@ -43,6 +43,12 @@ class Told:
     card_of: dict[str, str] = field(default_factory=dict)  # a folded checkpoint's node -> the card it marks
     redoes: dict[str, str] = field(default_factory=dict)  # a branch's first card started by hand -> the card it redoes
 
+    @property
+    def redo_cards(self) -> frozenset[str]:
+        """The cards of a step redone on a branch of its own, whoever redid it: an agent after a rewind (`again`) or
+        a person by hand (`redoes`). Each carries the one "↺" mark (friction r64: a redo started by hand had none)."""
+        return frozenset(self.again) | frozenset(self.redoes)
+
     def stored(self, card_id: str) -> str:
         """The node of the store a card shows (its page): itself, or the one it answers again."""
         return self.again.get(card_id, card_id)

@@ -206,13 +206,17 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
             )
             if size == PHONE:
                 page.locator(".gl-branch:not(.shown) .gl-fold > summary").first.click()
+                # Friction r64: the redo started by hand carries the "↺" an agent's redo carries, as its card does.
+                expect(page.locator(".gl-branch.shown .gl-step .gl-notes", has_text="↺ redone")).to_have_count(1)
                 mark = page.locator(".gl-step .gl-dot.dot-superseded").first
                 look = mark.evaluate("d => [getComputedStyle(d).borderTopStyle, getComputedStyle(d).borderTopColor]")
                 assert look == ["dashed", amber], look
                 page.locator("#graph-help > summary").click()
                 keyed = page.locator("#graph-help li.listed[data-key='state-superseded']")
                 expect(keyed).to_have_text(
-                    "Replaced: a newer branch replaced it; its agent may still be working: tell it in its chat to stop"
+                    "Replaced: a redo made in the dashboard replaced it while its agent may still be working (dashed"
+                    " in amber, not grey as a branch left behind, which it becomes once quiet): tell it in its chat"
+                    " to stop"
                 )
                 expect(keyed.locator("svg.swatch rect.card.state-superseded")).to_be_visible()
                 page.locator("#graph-help > summary").click()
@@ -231,6 +235,15 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
                 assert keyed == paused, (paused, keyed)
                 expect(page.locator(".state-legend li", has_text="started by hand")).to_have_count(0)
                 expect(page.locator("svg.run-graph text.tag-text.via")).to_have_text("started by hand")
+                # Friction r64: a redo started by hand had no "↺" though an agent's redo has one: it has, keyed; and
+                # its four labels ("Branch 2", "started by hand", "viewing", its state) stand within its card's height.
+                by_hand = page.locator("svg.run-graph a.graph-node", has=page.locator("rect.card.state-paused"))
+                expect(by_hand.locator(".again-badge")).to_have_count(1)
+                expect(page.locator(".state-legend li", has_text="redone")).to_have_count(1)
+                box = by_hand.locator("rect.card").bounding_box()
+                labels = [tag.bounding_box() for tag in by_hand.locator("rect.tag").all()]
+                assert box and len(labels) == 4, labels
+                assert all(tag and tag["y"] + tag["height"] <= box["y"] + box["height"] + 4 for tag in labels), labels
             keep_screenshot(page, "operator-fork-paused")
         page.set_viewport_size(before)
         # Branch 2 waits for an agent: the timeline's line never says how long the session "took" (friction63a 3).

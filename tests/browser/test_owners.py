@@ -42,7 +42,8 @@ def test_the_pages_of_a_shared_store_say_who_did_what(page, console_log, live_se
     key = page.locator(".graph-help .legend")
     page.locator(".graph-help summary").click()
     expect(key.locator("li", has=page.locator("rect.card.state-superseded"))).to_have_text(
-        "Replaced: a newer branch replaced it; its agent may still be working: tell it in its chat to stop"
+        "Replaced: a redo made in the dashboard replaced it while its agent may still be working (dashed in amber,"
+        " not grey as a branch left behind, which it becomes once quiet): tell it in its chat to stop"
     )
     expect(page.locator(".badge", has_text="Superseded")).to_have_count(0)
     expect(key).not_to_contain_text("no agent works on it now")

@@ -655,6 +655,35 @@ def test_a_branch_started_by_hand_is_said_in_words_beside_its_card_and_drawn_as_
     assert "by-hand" in {e.key for e in graph_drawing.legend(run, shown="3")}
 
 
+def test_the_words_beside_a_card_stay_within_its_height_however_many():
+    # Friction r64: beside a branch started by hand, viewed, at its only card, four labels ("Branch 2", "started by
+    # hand", "viewing", its state) stacked 12 px below the card, onto the elbows crossing under it. All four stay.
+    run = drawn([(1, None), (2, 1), (3, 1)], **{"3": {"via": "fork"}})
+    svg = graph_drawing.for_screen(
+        run, shown="3", href=lambda node: "/", title="g", states={"3": "paused", "2": "done"}
+    )
+    top = int(re.search(r'<rect class="card[^"]*" x="\d+" y="(\d+)"', card(svg, "3")).group(1))  # type: ignore[union-attr]
+    tags = [
+        (int(y), int(h))
+        for y, h in re.findall(
+            r'<rect class="tag [^"]*" x="\d+" y="(-?\d+)" width="\d+" height="(\d+)"', card(svg, "3")
+        )
+    ]
+    words = re.findall(r'<text class="tag-text [^"]*" x="\d+" y="(\d+)"[^>]*>([^<]*)</text>', card(svg, "3"))
+    assert [text for _, text in words] == ["Branch 2", "started by hand", "viewing", "No agent yet"]
+    card_h = graph_drawing.SCREEN.card_h
+    assert max(y + h for y, h in tags) <= top + card_h + graph_drawing.TAG_OVERHANG
+    # Each line still clear of the next (13 px text): never closer than 15 px.
+    baselines = [int(y) for y, _ in words]
+    assert all(b - a >= 15 for a, b in itertools.pairwise(baselines))
+    # Three or fewer keep their usual spacing.
+    plain = graph_drawing.for_screen(
+        run, shown="2", href=lambda node: "/", title="g", states={"3": "paused", "2": "done"}
+    )
+    spaced = [int(y) for y in re.findall(r'<text class="tag-text [^"]*" x="\d+" y="(\d+)"', card(plain, "3"))]
+    assert [b - a for a, b in itertools.pairwise(spaced)] == [graph_drawing.TAG_H + graph_drawing.TAG_GAP] * 2
+
+
 def test_a_step_passed_over_is_a_dashed_placeholder_between_the_two_cards_around_it():
     # Friction16b 6: branch 1 went from step 2 to step 4 with nothing drawn between.
     run = drawn([(1, None), (2, 1), (3, 2)])

@@ -400,9 +400,14 @@ def test_the_phone_key_says_only_the_marks_its_list_draws(service_catalog):
     kinds = {row.entry.key: row.kind for row in laid_out.key_rows}
     drawn = frozenset().union(*(section.marks for section in laid_out.sections))
     assert {key for key, kind in kinds.items() if kind == "listed"} == drawn
-    assert drawn <= {"answered", "pending", "unreached", "aside", "checkpoint-mark", "again"}
+    assert drawn <= {"answered", "pending", "unreached", "aside", "checkpoint-mark", "again", "complete"}
     rows = [row for section in laid_out.sections for row in section.box_rows]
     assert ("checkpoint-mark" in drawn) == any(row.checkpoints for row in rows)
+    # Friction r64: the end card ("Complete · all steps done") had no entry; the list's end row is keyed as the card.
+    assert "complete" in drawn and any(row.complete for row in rows)
+    complete = next(row.entry for row in laid_out.key_rows if row.entry.key == "complete")
+    assert complete.words.startswith("“Complete”: the end of a branch that went through its workflow")
+    assert "“all steps done”" in complete.words and complete.swatch == "card" and complete.card_classes == "complete"
     assert kinds["lane"] == kinds["on-branch"] == "drawing-only"
     assert kinds["state-running"] == "said-by-rule" and kinds["state-done"] == "worded"
     # A branch no agent works on any more draws its marks dashed; the branch the page shows lists its last step.

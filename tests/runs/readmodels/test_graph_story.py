@@ -115,6 +115,26 @@ def test_a_branch_started_by_hand_is_drawn_beside_the_step_it_redoes_as_an_agent
     assert graph_drawing.shared_labels(told.graph, graph_drawing.lane_starts(told.graph)) == {"1": "Branches 1-2"}
 
 
+def test_a_step_redone_by_hand_carries_the_redone_mark_as_an_agents_redo_does():
+    # Friction r64: a redo an agent made had the "↺" badge, one a person started with "Branch from here" none. Both
+    # redo a step on a branch of their own: one set of cards carries the mark, the drawing's and the list's alike.
+    tree: list[tuple[int, int | None, str, Via]] = [
+        (1, None, "Triage", "start"),
+        (2, 1, "Review", "step"),
+        (3, 2, "Post", "step"),
+        (4, 2, "Review", "fork"),
+        (5, 1, "Review", "step"),
+    ]
+    told = graph_story.told(run_graph(tree))
+    (again,) = told.again
+    assert told.redo_cards == {again, "4"}
+    svg = graph_drawing.for_screen(told.graph, shown="4", href=lambda node: "/", title="g", again=told.redo_cards)
+    by_hand = svg.split('data-node-id="4"', 1)[1].split("</a>", 1)[0]
+    assert 'class="again-badge"' in by_hand and ">started by hand</text>" in by_hand
+    # A fork that continues its branch from its last node redoes nothing: no mark.
+    assert graph_story.told(run_graph([(1, None, "Prepare", "start"), (2, 1, "Prepare", "fork")])).redo_cards == set()
+
+
 def test_a_branch_started_by_hand_at_the_first_step_starts_at_the_start():
     told = graph_story.told(
         run_graph([(1, None, "Prepare", "start"), (2, 1, "Deploy", "step"), (3, 1, "Prepare", "fork")])
