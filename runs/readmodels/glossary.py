@@ -66,7 +66,9 @@ TERMS: tuple[Term, ...] = (
     Term(
         "replaced",
         "Replaced",
-        "A branch set aside by a redo made in the dashboard, while its agent may still work on it: tell it to stop.",
+        # friction r64: "Branch 1 replaced" beside a "Left behind" branch, drawn apart, with no word of how they relate.
+        "A branch set aside by a redo made in the dashboard, while its agent may still work on it: tell it to stop."
+        " Once it has been quiet a while, it reads Left behind.",
     ),
     Term(
         "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer is kept in the history."

@@ -43,5 +43,7 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
     # Left behind and Replaced are states too: the two tables agree on what they are.
     by_anchor = {term.anchor: term.means for term in glossary.TERMS}
     assert by_anchor["left-behind"].startswith(states.meaning("left_behind", "nobody").split(".")[0])
+    # Friction r64: a replaced branch's line says it becomes left behind once quiet, as the graph's key does.
+    assert by_anchor["replaced"].endswith("Once it has been quiet a while, it reads Left behind.")
     # friction60a 12: Paused, started by hand, artifact and bundle had no line; Paused says the legend's words.
     assert by_anchor["paused"] == states.meaning("paused", "yours")
