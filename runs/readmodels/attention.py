@@ -343,6 +343,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     )
     where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
+    where._brief = place.step.brief if place.step is not None and name not in ("completed", "canceled") else ""
     where._branches = place.branches
     where._branch = place.branch if place.branches > 1 else 0
     where._reason = (said.head, said.reason) if said.reason else ("", "")
