@@ -32,6 +32,7 @@ from runs.dashboard.errors import error_json, invalid, shows_errors
 from runs.execution import session_actions
 from runs.readmodels import (
     agent_message,
+    attention,
     branches,
     overview,
     preferences_history,
@@ -388,6 +389,10 @@ def _session_page(
             "here": request.get_full_path(),
             "tip_message": tip_message(run),
             "resume_after_import": resume_after_import(run) if request.GET.get("imported") else None,
+            # Several imported runs with no agent yet: the shown one's paused panel says which to start first.
+            "start_order": attention.start_order_words(
+                detail.runs, attention.start_order(detail.runs, detail.run_lines), run.run.run_id if run else ""
+            ),
         },
     )
 
