@@ -237,6 +237,20 @@ class Whereabouts(Shape):
     # the run card says what to do after it without naming them again (also_after_pill). Off the wire.
     _replaced: tuple[int, ...] = PrivateAttr(default=())
 
+    # A paused run: how it came here without an agent ("imported", "by_hand": paused.How), "" else. Off the wire.
+    _paused_how: str = PrivateAttr(default="")
+    # Where its step sits, short ("step 2 of 3": StepPlace.brief), "" when not known: the shown run's card in the
+    # runs column says only this, since the run's own card beside it names the step in full (friction64). Off the wire.
+    _brief: str = PrivateAttr(default="")
+
+    @property
+    def brief(self) -> str:
+        return self._brief
+
+    @property
+    def paused_how(self) -> str:
+        return self._paused_how
+
     @property
     def also(self) -> str:
         return self._also

@@ -91,6 +91,11 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
     session = overview.get_session(node.run.session_id)
     step = step_state.of_node(node)
     went_on = step_state.went_on(node, step)
+    redid = {n for redo in redos for n in redo.numbers} if went_on else set()
+    # Where each branch that redid this step is now, said in its redo card (friction64).
+    redid_now = step_state.redid_now(
+        {redo.entry.node_id: redo.numbers for redo in redos if went_on}, node.other_branches
+    )
     at_work = agent_at_work(step)
     form = form or fork_form.blank(node)
     actions = step_actions.of_step(node, step, went_on, at_work, form.inputs)
@@ -131,8 +136,12 @@ def _node_page(request: HttpRequest, node_id: str, form: fork_form.ForkForm | No
         "run_now": went_on[0] if len(went_on) == 1 and node.run.branch_count == 1 else None,
         # Where each branch stands now, one list: those that went on past this step and the run's others
         # (friction63a 5: "Branches 1 and 2 now:" then "Other branches of this run", two lists of branches).
-        "branches_now": step_state.branches_now(went_on, node.other_branches),
-        "went_on_words": step_state.went_on_words(step_state.branches_now(went_on, node.other_branches)),
+        # Not the branches that redid this step: their redo card says where each is now (friction64).
+        "branches_now": step_state.branches_now(went_on, node.other_branches, redid),
+        "went_on_words": step_state.went_on_words(step_state.branches_now(went_on, node.other_branches, redid)),
+        "redid_now": redid_now,
+        # Where a redo branch still stands at the step it went on to, its now-line says it: no "Then …" line too.
+        "redo_stopped": step_state.stopped_after_redo(redid_now),
         # Where branches went on past this step, one card under the head holds their next steps too, named by
         # branch, and no "Next step" card below (friction62a 4).
         "where_it_went": step_state.WHERE_IT_WENT

@@ -32,6 +32,7 @@ from runs.dashboard.errors import error_json, invalid, shows_errors
 from runs.execution import session_actions
 from runs.readmodels import (
     agent_message,
+    attention,
     branches,
     overview,
     preferences_history,
@@ -93,7 +94,7 @@ def parse_filters(params: QueryDict) -> Filters:
     ignored = []
     status = params.get("status") or None
     status = _OLDER_NAMES.get(status, status) if status else None
-    if status is not None and status not in STATUSES and status not in MOVES:
+    if status is not None and status not in STATUSES and status not in MOVES and status not in states.SPLIT_FILTERS:
         ignored.append(f"status “{status[:40]}”")
         status = None
     sort = params.get("sort") or URGENCY_SORT
@@ -133,6 +134,27 @@ class MoveFilter:
     words: str
     count: int
     means: str = ""
+    chosen: bool = False  # a one-state filter's chip, in use (the filters by move are chosen by their name)
+
+
+def state_filters(page: SessionPage, status: str) -> list[MoveFilter]:
+    """The chips of the one state the list is filtered by (an older link's ?status=, `status`): the state's, or
+    where its rows are of two moves one per move that has rows or is in use (states.SPLIT_FILTERS)."""
+    state = page.state
+    assert state is not None
+    split = states.split_filters(state)
+    if not split:
+        return [
+            MoveFilter(
+                state, states.MOVES[state], states.filter_words(state), page.state_counts.get(state, 0), chosen=True
+            )
+        ]
+    counts = overview.state_moves(page.query, state)
+    return [
+        MoveFilter(value, move, states.filter_words(state, move), counts[move], chosen=status in (value, state))
+        for value, move in split.items()
+        if counts[move] or status == value
+    ]
 
 
 def sections(page: SessionPage) -> list[Section]:
@@ -187,22 +209,24 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     usual_group = default_group()
     urgent = filters.sort == URGENCY_SORT
     move = filters.status if filters.status in MOVES else None
+    # One state's rows of one move (states.SPLIT_FILTERS: "Agent's move · Retrying"): both filters at once.
+    split = states.SPLIT_FILTERS.get(filters.status)
     page = overview.list_sessions(
         query=filters.query,
-        state=None if move else filters.status,
+        state=split[0] if split else None if move else filters.status,
         sort="-activity" if urgent else filters.sort,
         group=filters.group or usual_group,
         page=filters.page,
         per_page=filters.per_page,
         urgent_first=urgent,
-        move=move,
+        move=split[1] if split else move,
         count_yours=True,
     )
     no_sessions = not page.state_counts and not page.query
     params = QueryDict(mutable=True)  # the shown filters, for links that change one of them
     for key, value, default in (
         ("q", page.query, ""),
-        ("status", move or page.state or "", ""),
+        ("status", filters.status or "", ""),
         ("sort", filters.sort, URGENCY_SORT),
         ("group", page.group, usual_group),
         ("per_page", str(page.per_page), str(overview.PER_PAGE_DEFAULT)),
@@ -226,12 +250,11 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         for name, words in states.MOVE_FILTERS.items()
     ]
     # A link of an older page may still filter by one state (?status=stalled): the strip shows it, chosen, named by
-    # its rows' pill words (states.filter_words: "Retrying, Agent stopped or Needs your input", never "Refused").
+    # its rows' pill words, whose move first (states.filter_words: "Your move · Stalled", never "Refused"); a state
+    # whose rows are of two moves as one chip per move, as the pills group them ("Agent's move · Retrying" and
+    # "Your move · Agent stopped or Needs your input"), each chosen while the list shows its rows.
     if page.state:
-        chosen = page.state
-        move_filters.append(
-            MoveFilter(chosen, states.MOVES[chosen], states.filter_words(chosen), page.state_counts.get(chosen, 0))
-        )
+        move_filters += state_filters(page, filters.status)
     return render(
         request,
         "dashboard/sessions.html",
@@ -366,6 +389,10 @@ def _session_page(
             "here": request.get_full_path(),
             "tip_message": tip_message(run),
             "resume_after_import": resume_after_import(run) if request.GET.get("imported") else None,
+            # Several imported runs with no agent yet: the shown one's paused panel says which to start first.
+            "start_order": attention.start_order_words(
+                detail.runs, attention.start_order(detail.runs, detail.run_lines), run.run.run_id if run else ""
+            ),
         },
     )
 

@@ -343,6 +343,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
     )
     where._timed = Timed(said.before, "", said.form) if said.before is not None else None
     where._place_words = step_places.full_words(place.step)
+    where._brief = place.step.brief if place.step is not None and name not in ("completed", "canceled") else ""
     where._branches = place.branches
     where._branch = place.branch if place.branches > 1 else 0
     where._reason = (said.head, said.reason) if said.reason else ("", "")
@@ -366,6 +367,7 @@ def _whereabouts(place: Place, said: Shown, cutoff: datetime) -> Whereabouts:
             where._move = "yours"
     if name == "paused" and place.paused is not None:
         where._came = PAUSED_TIMED[place.paused.how]
+        where._paused_how = place.paused.how
     if place.branch and name in _PANELS:
         where._panel = f"{name}-{place.branch}"
     return where
@@ -682,6 +684,31 @@ def _paused(state: RunState, shown: BranchOutcomeEntry, halted: paused.Paused) -
     )
     panel._new_chat = True  # nobody has it: "an agent's chat", not the one that started it
     return panel
+
+
+def start_order(runs: list[RunSummary], lines: list[Whereabouts]) -> list[RunSummary]:
+    """Which of a session's imported runs that no agent has yet (paused.py) to start first, when there are several
+    (friction64: the panels said nothing of it): the run that last moved on the machine it came from first (its
+    updated_at, which an import keeps from the bundle's events), the session's run order between equals. It is the
+    order the product already keeps for a new chat: resume_session offers the most recently updated run first
+    (runs/execution/resume.py), the one the agent was on when the session was exported. [] for fewer than two."""
+    imported = {line.run_id for line in lines if line.place == "paused" and line.paused_how == "imported"}
+    found = [run for run in runs if run.run_id in imported]
+    return sorted(found, key=lambda run: run.updated_at, reverse=True) if len(found) > 1 else []
+
+
+def start_order_words(runs: list[RunSummary], order: list[RunSummary], shown: str) -> str:
+    """The shown paused run's line of that order: "2 runs here have no agent yet: start them in the order they
+    last moved before the import, this run first, then Risk-Scaled Merge Request Review (run 1)."; "" where the
+    shown run is not among them."""
+    if shown not in {run.run_id for run in order}:
+        return ""
+    number = {run.run_id: n for n, run in enumerate(runs, 1)}
+    names = ["this run" if run.run_id == shown else f"{run.workflow_name} (run {number[run.run_id]})" for run in order]
+    said = f"{names[0]} first, then " + ", then ".join(names[1:])
+    return (
+        f"{len(order)} runs here have no agent yet: start them in the order they last moved before the import, {said}."
+    )
 
 
 def _paused_move(state: RunState, halted: paused.Paused) -> str:

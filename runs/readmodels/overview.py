@@ -103,8 +103,8 @@ def list_sessions(
     each row's state and the move its pill shows: needs you, blocked once it is yours, stalled, running with the
     blocks the agent retries, then the settled ones), each kind in `sort`'s order. `move`: only
     the sessions whose move it is (the dashboard's filters by whose move, the colours of the rows' pills;
-    `state` and `status` aside); `count_yours`: count the sessions yours (SessionPage.yours) without
-    filtering."""
+    `status` aside, and with `state` those of that state: states.SPLIT_FILTERS); `count_yours`: count the
+    sessions yours (SessionPage.yours) without filtering."""
     # NUL separates words too: PostgreSQL text cannot hold it (no stored text contains one).
     query = " ".join(query.replace("\x00", " ").split())[:MAX_QUERY_CHARS]
     per_page = max(1, min(per_page, PER_PAGE_MAX))
@@ -112,7 +112,11 @@ def list_sessions(
     matching = _search(visible_sessions().filter(ownership.visible()), query)
     counts, by_state, alone = _counts(matching, cutoff)
     mine = _yours(matching, cutoff, alone) if move or count_yours or urgent_first else None
-    if mine is not None and move:
+    if mine is not None and move and state:  # one state's rows of one move (states.SPLIT_FILTERS)
+        total = matching.filter(
+            _move_condition(move, mine.condition, cutoff) & _state_conditions(cutoff)[state]
+        ).count()
+    elif mine is not None and move:
         total = move_counts(by_state, mine.count)[move]
     else:
         total = by_state.get(state, 0) if state else counts.get(status, 0) if status else sum(counts.values())
@@ -121,6 +125,7 @@ def list_sessions(
     ordering: tuple[Any, ...] = _SORTS[sort]
     if mine is not None and move:
         chosen = matching.filter(_move_condition(move, mine.condition, cutoff))
+        chosen = _with_state(chosen, state, cutoff) if state else chosen
     else:
         chosen = _with_state(matching, state, cutoff) if state else _with_status(matching, status, cutoff)
     if urgent_first and mine is not None:
@@ -476,6 +481,15 @@ def session_move(session: Session, where: Whereabouts | None, cutoff: datetime) 
         return where.move or states.move(where.state)  # type: ignore[return-value]
     shown = shown_status(session.status, session.updated_at, cutoff, session.waiting_for_user)
     return states.move(states.of_status(shown, session.waiting_for_user))
+
+
+def state_moves(query: str, state: StateName) -> dict[states.Move, int]:
+    """How many of the sessions in `state` that match `query` are each one's move, as their rows' pills say: the
+    chips of a one-state filter whose rows are of two moves (states.SPLIT_FILTERS). Not for a settled state."""
+    cutoff = stall_cutoff()
+    matching = _search(visible_sessions().filter(ownership.visible()), query).filter(_state_conditions(cutoff)[state])
+    yours = _yours(matching, cutoff, matching.filter(_without_runs_yours(cutoff)).count()).count
+    return {"yours": yours, "agents": matching.count() - yours}
 
 
 def move_counts(by_state: dict[str, int], yours: int) -> dict[states.Move, int]:

@@ -178,18 +178,33 @@ Cause = Literal["stopped", "needs_input"]
 CAUSES: dict[Cause, str] = {"stopped": "Agent stopped", "needs_input": "Needs your input"}
 
 
-# A one-state filter's chip (an older link's ?status=blocked), named by the words its rows' pills show, not the
-# state's family name (friction63a 2, 63b 4: a chip "Refused 1" over a row pilled "Agent's move · Retrying", and no
-# pill ever says "Refused"): a refused step's pill says its stage, and a step waiting for your input shares its
-# stored state. Every other state's chip is its label, which is its pill's word.
-FILTER_WORDS: dict[StateName, str] = {
-    "blocked": f"{RETRYING_WORD}, {CAUSES['stopped']} or {CAUSES['needs_input']}",
+# A one-state filter's chip (an older link's ?status=stalled), named as its rows' pills are: whose move first, then
+# the pill's word ("Your move · Stalled"; the state alone when it is nobody's, "Done"), not the state's family name
+# (friction63a 2, 63b 4: a chip "Refused 1" over a row pilled "Agent's move · Retrying", and no pill says "Refused").
+# A refused step's rows are of two moves (friction64: one chip "Retrying, Agent stopped or Needs your input" mixed the
+# agent's move with yours, while the pills and the filters group by whose move): it has one chip per move, each its
+# own ?status= value (SPLIT_FILTERS), worded as those rows' pills (FILTER_WORDS).
+FILTER_WORDS: dict[tuple[StateName, Move], str] = {
+    ("blocked", "agents"): RETRYING_WORD,
+    ("blocked", "yours"): f"{CAUSES['stopped']} or {CAUSES['needs_input']}",
+}
+SPLIT_FILTERS: dict[str, tuple[StateName, Move]] = {
+    "retrying": ("blocked", "agents"),
+    "blocked-yours": ("blocked", "yours"),
 }
 
 
-def filter_words(state: str) -> str:
-    """The chip of the sessions list's filter by one state: the pill words of the rows it shows (FILTER_WORDS)."""
-    return FILTER_WORDS.get(state, label(state))  # type: ignore[call-overload]
+def filter_words(state: StateName, move: Move | None = None) -> str:
+    """The chip of the sessions list's filter by one state, given whose move its rows are (the state's usual one
+    by default): the words of its rows' pills (FILTER_WORDS), whose move first."""
+    move = move or MOVES[state]
+    said = FILTER_WORDS.get((state, move), label(state))
+    return f"{NEXT_MOVE_WORDS[move]} · {said}" if move in NEXT_MOVE_WORDS else said
+
+
+def split_filters(state: StateName) -> dict[str, Move]:
+    """A state's filters by move ({?status= value: move}), where its rows' pills lead with more than one move."""
+    return {value: move for value, (name, move) in SPLIT_FILTERS.items() if name == state}
 
 
 def cause(state: str, move: Move, *, held_by_you: bool = False) -> Cause | None:

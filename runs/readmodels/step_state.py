@@ -12,6 +12,7 @@ such). Kept out of NodeDetail so that the API's answer stays as it is: only the 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail, StateName
@@ -54,14 +55,32 @@ def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:
 WHERE_IT_WENT = "Where it went"
 
 
-def branches_now(went: list[BranchOutcomeEntry], others: list[BranchOutcomeEntry]) -> list[BranchOutcomeEntry]:
+def branches_now(
+    went: list[BranchOutcomeEntry], others: list[BranchOutcomeEntry], redid: Collection[int] = ()
+) -> list[BranchOutcomeEntry]:
     """Where each branch stands now, in one list under the step's next steps, by number: the branches that went
     on past it (`went`), then with them the run's `others` (friction63a 5: "Branches 1 and 2 now:" and "Other
     branches of this run" were two lists of branches); none while no branch went on past it (the page then says
-    it is the branch's latest step, the others listed apart)."""
+    it is the branch's latest step, the others listed apart). Not the branches that `redid` this step: their redo
+    card says where each is now (redid_now; friction64: "Branches 1, 2 and 3 now:" under "Where it went" counted
+    branch 3, which only redid the step, among those that went on from it)."""
     if not went:
         return []
-    return sorted([*went, *others], key=lambda o: o.number)
+    return sorted([*went, *(o for o in others if o.number not in redid)], key=lambda o: o.number)
+
+
+def redid_now(
+    redos: dict[str, tuple[int, ...]], others: list[BranchOutcomeEntry]
+) -> dict[str, list[BranchOutcomeEntry]]:
+    """Where each branch that redid this step stands now, by the node its redo led to (`redos`: that node's id and
+    the branches that grew from it): the redo card's line, in the words and pill of every branch's row."""
+    return {node: [o for o in others if o.number in numbers] for node, numbers in redos.items()}
+
+
+def stopped_after_redo(now: dict[str, list[BranchOutcomeEntry]]) -> set[str]:
+    """The redos whose branches all still stand at the step the redo led to: their now-line says that step, so
+    the redo card's "Then …" line would say it again."""
+    return {node for node, rows in now.items() if rows and all(o.tip_node_id == node for o in rows)}
 
 
 def went_on_words(went: list[BranchOutcomeEntry]) -> str:

@@ -798,14 +798,17 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     expect(redone).to_have_attribute("href", re.compile(r"^/nodes/\d+/#redos$"))
     assert redone.get_attribute("href") == f"{shared.get_attribute('href')}#redos"
     # Only the branches that pass through this step's card went on from it: branch 3 came from its own redo
-    # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"). Where each stands now is one list, branch
-    # 3 in it too (friction63a 5: "Other branches of this run" was a second list of branches).
-    expect(sized_page.locator("#node-went-on")).to_have_text("Branches 1, 2 and 3 now:")
-    expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(3)
+    # (friction60a 2: "Where branches 1, 2 and 3 went on from this step"). Where each stands now is one list
+    # (friction63a 5: "Other branches of this run" was a second list of branches), without branch 3, which only
+    # redid the step (friction64: "Branches 1, 2 and 3 now:" under "Where it went"): its redo card says where it is.
+    expect(sized_page.locator("#node-went-on")).to_have_text("Branches 1 and 2 now:")
+    expect(sized_page.locator("#node-branch ul.node-branches > li")).to_have_count(2)
     expect(sized_page.locator("#node-branch #other-branches")).to_have_count(0)
+    # It stopped at the step its "Then" line names: its state alone, not that step a second time.
+    expect(sized_page.locator("#redos #redo-now-3")).to_have_text(re.compile(r"^Now: Left behind there\s·\s"))
     # Every branch row says when it last moved, those that went on from here as the run's other branches do
     # (friction62b 14: "· just now" on branch 3's row, none on branch 2's).
-    rows = sized_page.locator("#node-branch li.callout")
+    rows = sized_page.locator("#node-branch li.callout, #redos .redo-now")
     expect(rows).to_have_count(3)
     for row in rows.all():
         expect(row.locator("time")).to_have_count(1)

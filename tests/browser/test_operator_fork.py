@@ -324,8 +324,10 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
         # Drawn beside this step, not under it, branch 2 does not pass through this step's card: the page says so
         # as the graph draws it (r61: "On branches 1 and 2" beside a graph of branch 2 growing from the start).
-        # Where each branch stands now, in one list (friction63a 5: "Other branches of this run" was a second one).
-        expect(page.locator("#node-went-on")).to_have_text("Branches 1 and 2 now:")
+        # Where each branch stands now, in one list (friction63a 5: "Other branches of this run" was a second one),
+        # without branch 2, which only redid this step: its redo card says where it is now (friction64).
+        expect(page.locator("#node-went-on")).to_have_text("Branch 1 now:")
+        expect(page.locator("#redos .redo-now")).to_have_count(1)
         expect(page.locator("#node-branch #other-branches")).to_have_count(0)
         expect(page.locator("body")).not_to_contain_text("along several branches")
         screenshot(page, "operator-fork-parent-node")

@@ -623,6 +623,9 @@ def test_on_a_phone_the_shown_run_is_said_once_not_in_the_runs_list_and_its_card
         expect(shown.locator(".run-shown")).to_be_hidden()
         expect(shown.locator(".badge")).to_be_visible()
         expect(shown.locator(".run-summary")).to_be_visible()
+        # Its where-words short, the step's place alone: the card beside names the step in full (friction64: the
+        # step said three times on a desktop, the row, the card's head and the progress strip).
+        assert re.fullmatch(r"step \d+ of \d+", row_where.strip()), row_where
         expect(pills).to_have_count(3)
         # Each row's branch count on a line of its own under its pill, "3 branches" and "1 branch" alike
         # (friction62b 14: one beside the pill, the other under it).

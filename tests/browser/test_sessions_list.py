@@ -151,10 +151,12 @@ def test_the_filters_by_whose_move_filter_at_once_without_any_script(browser, si
         page.goto(site + "/sessions/?status=blocked")  # an older link by one state still filters by it
         expect(page.locator("tr.session-row")).to_have_count(1)
         expect(page.locator("tr.session-row .session-link")).to_have_text("MR-77")
-        # Named by the words its rows' pills show, the row's "Retrying" among them (friction63a 2, 63b 4: "Refused 1"
-        # over a row pilled "Agent's move · Retrying"; no pill says "Refused"), on one line across the phone's row.
+        # Named by the words its rows' pills show (friction63a 2, 63b 4: "Refused 1" over a row pilled "Agent's move ·
+        # Retrying"; no pill says "Refused"), whose move first and one chip per move (friction64: "Retrying, Agent
+        # stopped or Needs your input" mixed the agent's move with yours): no row is yours, so no chip of yours.
         chosen = page.locator(".status-chips a[aria-current=true] .badge")
-        expect(chosen).to_have_text("Retrying, Agent stopped or Needs your input 1")
+        expect(chosen).to_have_text("Agent's move · Retrying 1")
+        expect(page.locator(".status-chips .badge")).to_have_count(5)
         expect(page.locator("tr.session-row .badge")).to_have_text("Agent's move · Retrying")
         assert chosen.evaluate("e => e.getClientRects().length") == 1
         line = chosen.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")

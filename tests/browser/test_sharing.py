@@ -78,6 +78,10 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
         expect(page.locator("#run-details .panel-more")).to_contain_text("This session was imported")
         expect(panel.locator(".agent-message")).to_contain_text("Resume the WorkRail workflow: call continue_workflow")
         expect(panel.get_by_role("button", name="Copy the resume message")).to_be_in_viewport()
+        # Which of the two to start first, the order they last moved before the export (friction64).
+        expect(panel.locator("#start-order")).to_contain_text(
+            re.compile(r"^2 runs here have no agent yet: start them in the order they last moved before the import, ")
+        )
         expect(page.locator("body")).not_to_contain_text("Agent working on")
         expect(page.locator("body")).not_to_contain_text("agent's move")
         assert_fits(page)

@@ -302,10 +302,14 @@ def test_with_several_runs_each_card_says_its_runs_line_and_the_head_does_not_re
     assert '<span class="run-summary">Clarify Goal and Constraints · step 1 of 3</span>' in cards[0]
     assert f'href="/runs/{stuck.run_id}/"' in html.split('class="runs-nav"')[1].split("</nav>")[0]
     # The shown run's card (the blocked one, most urgent) names it, badges it and says where it stands like
-    # every other card (friction15a 10); its own card beside says why: its block's panel.
+    # every other card (friction15a 10), in short: its own card beside names the step in full and says why, its
+    # block's panel (friction64: the step said three times on a desktop).
     assert 'aria-current="page"' in cards[1]
-    assert '<span class="run-summary">Record the Changed Files · step 2 of 8 · the agent did not attach' in cards[1]
-    assert "The agent did not attach the list of changed files." in html.split("</nav>", 1)[1]
+    assert '<span class="run-summary" id="shown-run-place">step 2 of 8</span>' in cards[1]
+    assert "Record the Changed Files" not in cards[1]
+    main = html.split("</nav>", 1)[1]
+    assert "The agent did not attach the list of changed files." in main
+    assert visible(main).count("<strong>Record the Changed Files</strong> · step 2 of 8") == 1
     assert all(";" not in card.replace("&#x27;", "'") for card in cards)
     # Every card badges its run's state, every time (not only where it differs from the session's).
     assert "badge state-running" in cards[0] and "badge state-blocked" in cards[1]

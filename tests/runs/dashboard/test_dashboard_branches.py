@@ -106,8 +106,15 @@ def test_a_node_before_the_fork_is_on_both_branches_and_its_answers_are_told_apa
     assert '<h2 id="node-branch-title">Where it went</h2>' in fork and "(redo on branch 2)" not in fork
     assert '<h2 id="redos-title">Redo on branch 2</h2>' in fork
     # Branch 2 grew from its own redo of this step: not among the branches that went on from here (friction60a
-    # 2), but listed with them, where each stands now, in one list (friction63a 5: two lists of branches).
-    assert "Branches 1 and 2 now:" in fork and "Other branches of this run" not in fork
+    # 2), nor in their list of where each stands now, whose caption it made untrue (friction64: "Branches 1 and 2
+    # now:" under "Where it went"); its redo card says where it is now, with its pill. Still no second list of the
+    # run's branches (friction63a 5).
+    assert 'id="node-went-on">Branch 1 now:</p>' in fork and "Other branches of this run" not in fork
+    listed = fork.split('class="node-branches"')[1].split("</ul>")[0]
+    assert "Branch 2 ·" not in listed and "Branch 1 ·" in listed
+    redo = fork.split('id="redos"')[1].split("</section>")[0]
+    now = redo.split('id="redo-now-2">')[1].split("</p>")[0]
+    assert now.startswith("Now: ") and 'class="badge state-' in now and "Branch 2 ·" in now
     first = html_of(client, f"/nodes/{node_id_of(review.answers[0])}/")
     assert '<h2 id="node-branch-title">Where it went</h2>' in first and "Branches 1 and 2 now:" in first
 

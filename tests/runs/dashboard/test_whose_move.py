@@ -515,3 +515,33 @@ def test_a_paused_branch_started_by_hand_gets_the_resume_message_as_every_row_do
     # A paused run's row gets it, whether the run was imported or its branch started by hand (one rule, no flag).
     assert states.your_action("paused", "yours") == "get the resume message"
     assert states.your_action("paused", "yours") == states.your_action("stalled", "yours")
+
+
+def test_a_one_state_filter_is_split_by_whose_move_as_its_rows_pills(client, service_catalog, settings):
+    """friction64 (D 2): an older link's ?status=blocked had one chip, "Retrying, Agent stopped or Needs your input",
+    the agent's move and yours in one; the filters and the pills group by whose move. Now one chip per move, each
+    worded as its rows' pills, and each filters to its own rows."""
+    settings.WORKRAIL_STALL_MINUTES = 30
+    retrying = blocked_review("MR-1")
+    stopped = blocked_review("MR-2")
+    made.quiet(stopped.run_id)
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(minutes=45))
+    attention._KEPT.clear()
+
+    def strip(text: str) -> dict[str, bool]:
+        """The strip's chips after the three by move: {words: chosen}."""
+        chips = text.split('class="status-chips move-filters"')[1].split("</ul>")[0].split("<li")[5:]
+        return {html.unescape(re.sub(r"<[^>]+>", "", c.split(">", 1)[1])).strip(): "aria-current" in c for c in chips}
+
+    both = page(client, "/sessions/?status=blocked")
+    assert strip(both) == {"Agent's move · Retrying 1": True, "Your move · Agent stopped or Needs your input 1": True}
+    assert "Retrying, Agent stopped" not in both
+    for status, key, other in (("retrying", "MR-1", "MR-2"), ("blocked-yours", "MR-2", "MR-1")):
+        text = page(client, f"/sessions/?status={status}")
+        rows = text.split("<tbody>", 1)[1]
+        assert f">{key}</a>" in rows and f">{other}</a>" not in rows, status
+        chosen = [words for words, on in strip(text).items() if on]
+        assert chosen == [next(w for w in strip(both) if w.startswith("Agent's" if key == "MR-1" else "Your"))]
+    # A state of one move is named as its pills too, whose move first.
+    assert strip(page(client, "/sessions/?status=stalled")) == {"Your move · Stalled 0": True}
+    assert retrying.session_id != stopped.session_id

@@ -4,6 +4,7 @@ agent carries on, it is running again."""
 
 from __future__ import annotations
 
+import html
 from datetime import timedelta
 
 import pytest
@@ -14,12 +15,13 @@ from exports.bundle.importing import import_bundle
 from exports.bundle.reading import read_bundle
 from runs.execution.operator_fork import fork_node
 from runs.models import Node, Run, Session
-from runs.readmodels import overview, run_view, states
+from runs.readmodels import attention, overview, run_view, states
 from runs.store import tokens
 from runs.store.tokens import TokenKind
 from tests.exports.bundle.support import empty_the_store
 from tests.support import attention_sessions as made
 from tests.support.mcp_calls import ack, continue_workflow, start_workflow
+from tests.support.pages import page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_attention_places")]
 
@@ -103,3 +105,31 @@ def test_a_branch_started_by_hand_is_paused_until_an_agent_takes_it_up():
     detail = run_view.run_detail(run.public_id)
     assert detail.run.state == "running" and not any(p.kind == "paused" for p in detail.panels)
     assert overview.list_sessions(state="paused").total == 0
+
+
+def test_several_imported_runs_say_which_to_start_first(client, settings):
+    """friction64 (D 4): two imported runs with no agent yet, and neither panel said which to start first. The
+    order the product keeps is each run's last move before the export (resume_session offers the most recently
+    updated run first): the run last moved first, said in each one's panel."""
+    settings.WORKRAIL_STALL_MINUTES = 30
+    session_id = _imported_two_runs()
+    first, second = Run.objects.order_by("created_at", "pk")
+    # The first run moved last on the machine it came from: it goes first, whatever its number.
+    Run.objects.filter(pk=second.pk).update(updated_at=first.updated_at - timedelta(hours=1))
+    detail = overview.session_detail(session_id)
+    assert [run.run_id for run in attention.start_order(detail.runs, detail.run_lines)] == [
+        first.public_id,
+        second.public_id,
+    ]
+
+    def said(run: Run) -> str:
+        text = page(client, f"/runs/{run.public_id}/")
+        panel = text.split('class="state-panel state-paused"')[1].split("</section>")[0]
+        return html.unescape(panel.split('id="start-order">')[1].split("</p>")[0])
+
+    lead = "2 runs here have no agent yet: start them in the order they last moved before the import, "
+    assert said(first) == lead + "this run first, then Focused Plan Routine (run 2)."
+    assert said(second) == lead + "Focused Plan Routine (run 1) first, then this run."
+    # Once an agent carries on with one, the other is the only one left: nothing to order.
+    ack(continue_workflow(stateToken=_tip_token(first)))
+    assert 'id="start-order"' not in page(client, f"/runs/{second.public_id}/")

@@ -128,10 +128,17 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
 
 def test_a_one_state_filter_is_named_by_the_words_its_rows_pills_show():
     """friction63a 2, 63b 4: the chip of ?status=blocked said "Refused", which no pill says; its rows read
-    "Retrying", "Agent stopped" or "Needs your input". Every other state's chip is its pill's word."""
-    pill_words = {states.pill("blocked", m).words.split(" · ")[-1] for m in ("agents", "yours")}
-    pill_words.add(states.pill("blocked", "yours", held_by_you=True).words.split(" · ")[-1])
-    chip = states.filter_words("blocked")
-    assert chip == "Retrying, Agent stopped or Needs your input" and "Refused" not in chip
-    assert all(word in chip for word in pill_words), pill_words
-    assert states.filter_words("stalled") == "Stalled" and states.filter_words("paused") == "No agent yet"
+    "Retrying", "Agent stopped" or "Needs your input". friction64 (D 2): one chip mixed the agent's move with yours;
+    now a chip per move, each worded as its rows' pills, whose move first. Every other state's chip is its pill's."""
+    assert states.filter_words("blocked", "agents") == states.pill("blocked", "agents").words
+    stopped, held = states.pill("blocked", "yours"), states.pill("blocked", "yours", held_by_you=True)
+    chip = states.filter_words("blocked", "yours")
+    assert chip == "Your move · Agent stopped or Needs your input" and "Refused" not in chip
+    assert stopped.words.split(" · ")[-1] in chip and held.words.split(" · ")[-1] in chip
+    assert states.split_filters("blocked") == {"retrying": "agents", "blocked-yours": "yours"}
+    assert states.split_filters("stalled") == {}
+    assert (
+        states.filter_words("stalled") == "Your move · Stalled"
+        and states.filter_words("paused") == "Your move · No agent yet"
+    )
+    assert states.filter_words("done") == "Done"
