@@ -168,6 +168,12 @@ def branch_label(branch: BranchSection) -> str:
     return f"Branch {branch.number} ({marks})"
 
 
+def summary_heading(branch: BranchSection, *, branched: bool) -> str:
+    """A completed branch's summary heading, by the session page's rule (RunSummary.branched): a run that never
+    forked says "Summary", as its only branch needs no name (friction64 A2: "Summary of branch 1" in reports)."""
+    return f"Summary of branch {branch.number}" if branched else "Summary"
+
+
 def artifact_kinds(step: StepEntry) -> list[str]:
     """The kinds of the artifacts a step recorded, each once, in the order first recorded (both reports list them)."""
     kinds: list[str] = []

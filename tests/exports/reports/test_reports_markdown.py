@@ -13,7 +13,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from exports.reports import markdown_report
+from exports.reports import html_report, markdown_report
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
 from runs.contract.errors import WorkRailError
@@ -79,14 +79,21 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "| `src/orders.py` | Paginate | medium |",
         "#### Findings",
         "| 1 | **major** | Unbounded query | `src/orders.py:12` |",
-        "#### Summary of branch 1",
+        "#### Summary\n",  # its only branch is not named, as on the session page (friction64 A2)
         "Artifacts that stand:",
         "### Timeline",
         "## Appendix for developers: full ids",
         f"| `{small.session_id[:12]}` | `{small.session_id}` | session |",
     ):
         assert expected in text, expected
+    assert "Summary of branch" not in text
     assert text.endswith("\n") and "\r" not in text
+
+
+def test_the_paper_report_names_the_summarys_branch_only_when_the_run_branched(service_catalog):
+    small = small_complete_session()
+    html = html_report.render(build_report(small.session_id))
+    assert "<h4>Summary</h4>" in html and "Summary of branch" not in html
 
 
 def test_a_run_report_covers_that_run_only(service_catalog):
