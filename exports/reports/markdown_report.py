@@ -384,7 +384,8 @@ def _synthesis(branch: BranchSection, *, branched: bool) -> list[str]:
     synthesis = branch.synthesis
     if not synthesis:
         return []
-    parts = [f"#### {wording.summary_heading(branch, branched=branched)}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
+    heading = wording.summary_heading(branch, branched=branched)
+    parts = [f"#### {heading}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
     artifacts = synthesis.get("artifacts")
     final = [a for a in artifacts if isinstance(a, dict) and a.get("final")] if isinstance(artifacts, list) else []
     if final:

@@ -42,9 +42,9 @@ def test_conditions_loops_and_confirmations_read_as_words(client: Client, servic
     ]
     write_json(service_catalog["extra"] / "worded.json", workflow_doc("team.worded", steps=steps))
     shown = html.unescape(outline(client, "team.worded"))
-    assert "runs only if riskLevel is 'high' or changeSize is one of 'large' or 'huge'" in shown
-    assert "asks for confirmation when dryRun is false or not set" in shown
-    assert "Repeats while polishRounds is more than 0 (at most 3 rounds)" in shown
+    assert "runs only if risk level is 'high' or change size is one of 'large' or 'huge'" in shown
+    assert "asks for confirmation when dry run is false or not set" in shown
+    assert "Repeats while polish rounds is more than 0 (at most 3 rounds)" in shown
     assert "Repeats once for each item in <code>reviewAreas</code> (at most 15 rounds)" in shown
     assert "forEach loop" not in shown  # the engine's loop type is not a word for people
     assert "<code>{" not in shown  # no condition printed as raw JSON
