@@ -211,6 +211,7 @@ def render(report: Report) -> str:
         "ids": ids.appendix(),
         "appendix_title": wording.APPENDIX,
         "ids_note": wording.IDS_NOTE,
+        "gaps_intro": wording.GAPS_INTRO,
         "short": {run.run_id: ids.short(run.run_id) for run in report.detail.runs},
         "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }

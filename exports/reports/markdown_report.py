@@ -370,7 +370,7 @@ def _open_items(branch: BranchSection) -> list[str]:
         ]
         parts += [
             "#### Open gaps and questions",
-            "Questions for the user that full auto went past (the agent assumed an answer):",
+            wording.GAPS_INTRO,
             _table(["Step", "Reason", "Question", "When"], rows),
         ]
     if branch.limitations:

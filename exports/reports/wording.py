@@ -10,6 +10,7 @@ from exports.reports import places
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
 from runs.contract.dashboard import BlockedStep, StepEntry
+from runs.contract.preferences import MODES
 from runs.readmodels import time_axis
 
 # The last section of both reports: every id in full, node ids only there (short_ids.py).
@@ -28,9 +29,18 @@ STATUS_WORDS = {
     "notes": "notes only",
     "open": "open",
 }
+# The modes by the names the dashboard's Mode panel gives them (friction64 A1: "full auto" named no mode a reader
+# had seen): those that let the agent confirm its own steps, and the one that never stops for the user, whose
+# questions it went past are a branch's gaps.
+_SELF_CONFIRMING = " or ".join(m.name.capitalize() for m in MODES.values() if m.preferences["autonomy"] != "guided")
+NEVER_STOPS = next(m.name.capitalize() for m in MODES.values() if m.preferences["autonomy"] == "full_auto_never_stop")
+GAPS_INTRO = (
+    f"Questions only the user could answer, which the agent did not stop for ({NEVER_STOPS} mode: it assumed an "
+    "answer and went on):"
+)
 CONFIRMED_BY = {
     "user": "asked the user, whose answer is in the step's notes",
-    "agent": "full auto: the agent decided for the user",
+    "agent": f"the agent decided for the user, as the {_SELF_CONFIRMING} mode lets it",
 }
 
 

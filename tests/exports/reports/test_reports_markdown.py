@@ -13,7 +13,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from exports.reports import html_report, markdown_report
+from exports.reports import html_report, markdown_report, wording
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
 from runs.contract.errors import WorkRailError
@@ -197,6 +197,11 @@ def test_store_text_helpers_escape_every_markdown_construct():
     assert notes("# Title\n\ntext") == "**Title**\n\ntext"
 
 
+def test_a_confirmation_the_agent_gave_names_the_modes_that_let_it():
+    # The modes as the dashboard's Mode panel names them, not "full auto" (friction64 A1).
+    assert wording.CONFIRMED_BY["agent"] == "the agent decided for the user, as the Autopilot or Unattended mode lets it"
+
+
 def test_gaps_and_warnings_are_reported(service_catalog):
     from tests.support.mcp_calls import notes_for
 
@@ -205,6 +210,10 @@ def test_gaps_and_warnings_are_reported(service_catalog):
     text = report_of(start["session"]["sessionId"])
     gaps = text.split("#### Open gaps and questions\n\n")[1].split("\n\n#")[0]
     assert "| `establish-scope` | information |" in gaps
+    # The mode by the name the dashboard gives it, and what it did, not "full auto" (friction64 A1).
+    assert gaps.startswith("Questions only the user could answer, which the agent did not stop for (Unattended mode: ")
+    assert "full auto" not in text.lower() and "full-auto" not in text.lower()
+    assert wording.GAPS_INTRO in html_report.render(build_report(start["session"]["sessionId"]))
     summary = text.split("## Summary")[1].split("## Runs")[0]
     assert "| Branch 1 (newest, open) |" in summary and "| 1 |" in summary  # one open gap
     warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]
