@@ -199,7 +199,8 @@ def test_store_text_helpers_escape_every_markdown_construct():
 
 def test_a_confirmation_the_agent_gave_names_the_modes_that_let_it():
     # The modes as the dashboard's Mode panel names them, not "full auto" (friction64 A1).
-    assert wording.CONFIRMED_BY["agent"] == "the agent decided for the user, as the Autopilot or Unattended mode lets it"
+    said = wording.CONFIRMED_BY["agent"]
+    assert said == "the agent decided for the user, as the Autopilot or Unattended mode lets it"
 
 
 def test_gaps_and_warnings_are_reported(service_catalog):
