@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,16 +29,23 @@ LISTED_VALUES = 8  # a list of values shows at most this many, then "…"
 _MAX_DEPTH = 4  # how deep a preview looks into nested lists and objects
 
 
-# Where a camelCase name starts a word: "postComments", "prURL" -> "pr URL", "URLPath" -> "URL path".
-_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-
-
 def spoken_name(name: str) -> str:
     """A context variable's name as words a newcomer reads (friction64 A1: "only if postComments is true"):
     "postComments" -> "post comments", "skip_tests" -> "skip tests", "review.depth" -> "review depth"; a word in
-    capitals ("URL") keeps them. Said only: never read back as the name."""
-    words = _WORD_START.sub(" ", name).replace("_", " ").replace(".", " ").split()
-    said = " ".join(word if word.isupper() and len(word) > 1 else word.lower() for word in words)
+    capitals ("URL") keeps them. Read character by character, by the name's shape: said only, never read back."""
+    words: list[str] = []
+    word = ""
+    for index, char in enumerate(name):
+        before = name[index - 1] if index else ""
+        after = name[index + 1] if index + 1 < len(name) else ""
+        if char in "_.- ":
+            words, word = [*words, word], ""
+            continue
+        starts = char.isupper() and (before.islower() or before.isdigit() or (before.isupper() and after.islower()))
+        if starts and word:
+            words, word = [*words, word], ""
+        word += char
+    said = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in [*words, word] if w)
     return said or name
 
 
