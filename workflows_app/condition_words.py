@@ -6,8 +6,9 @@ its structure; nothing reads the line back.
   the surface snapshots: its wording never changes by accident.
 - CODE: the condition as a developer writes it, kept in a step's trace and shown as code beside the
   words: `taskComplexity == 'Small'`, `not skipTests`, `(a > 1) or (b in ['x', 'y'])`.
-- PEOPLE: words for a page: `taskComplexity is 'Small'`, `touchesDocs is true`, `polishRounds is more
-  than 0`, `skipTests is false or not set`.
+- PEOPLE: words for a page, each variable's name said as words (spoken_name): `task complexity is 'Small'`,
+  `touches docs is true`, `polish rounds is more than 0`, `skip tests is false or not set`. The name as
+  written is for a developer: pages keep it in the condition's code beside the words.
 
 The styles differ in their words, how they show values, the order they say the parts of one object in,
 and where they put brackets; the walk over the condition is the same for all three.
@@ -28,6 +29,26 @@ LISTED_VALUES = 8  # a list of values shows at most this many, then "…"
 _MAX_DEPTH = 4  # how deep a preview looks into nested lists and objects
 
 
+def spoken_name(name: str) -> str:
+    """A context variable's name as words a newcomer reads (friction64 A1: "only if postComments is true"):
+    "postComments" -> "post comments", "skip_tests" -> "skip tests", "review.depth" -> "review depth"; a word in
+    capitals ("URL") keeps them. Read character by character, by the name's shape: said only, never read back."""
+    words: list[str] = []
+    word = ""
+    for index, char in enumerate(name):
+        before = name[index - 1] if index else ""
+        after = name[index + 1] if index + 1 < len(name) else ""
+        if char in "_.- ":
+            words, word = [*words, word], ""
+            continue
+        starts = char.isupper() and (before.islower() or before.isdigit() or (before.isupper() and after.islower()))
+        if starts and word:
+            words, word = [*words, word], ""
+        word += char
+    said = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in [*words, word] if w)
+    return said or name
+
+
 @dataclass(frozen=True)
 class Style:
     words: Mapping[str, str]  # each comparison operator in words
@@ -40,6 +61,7 @@ class Style:
     bracket_combined: bool  # brackets around a whole and/or list beside other parts
     bracket_parts: bool  # brackets around compound parts when an object has several
     bracket_not: bool  # brackets after `not` even around a single word
+    name: Callable[[str], str] = str  # a variable's name as this style says it
 
 
 def describe(condition: Any, style: Style | None = None) -> str:
@@ -83,6 +105,7 @@ def _compared(condition: Mapping[str, Any], style: Style) -> list[_Said]:
     if not isinstance(name, str):
         return []
     used = [op for op in COMPARISONS if op in condition]
+    name = style.name(name)
     if not used:
         return [_Said(style.truthy.format(name))]
     return [
@@ -111,7 +134,7 @@ def _combined(condition: Mapping[str, Any], style: Style, *, alone: bool) -> lis
 
 def _negated(inner: Any, style: Style) -> str:
     if style.falsy is not None and _bare(inner):
-        return style.falsy.format(inner["var"])
+        return style.falsy.format(style.name(inner["var"]))
     said = _said(inner, style).text
     return f"not ({said})" if style.bracket_not or not _bare(inner) else f"not {said}"
 
@@ -278,4 +301,5 @@ PEOPLE = Style(
     bracket_combined=False,
     bracket_parts=True,
     bracket_not=True,
+    name=spoken_name,
 )

@@ -82,6 +82,7 @@ class BranchItem:
     open_items: int  # gaps and known limitations
     steps: list[StepItem]
     why_blocked: str  # a blocked branch's reason (wording.why_blocked); empty otherwise
+    summary_heading: str  # "Summary", or "Summary of branch 2" once the run has a second (wording.summary_heading)
 
     @property
     def pending_at(self) -> str:
@@ -122,7 +123,7 @@ class RunItem:
         )
 
 
-def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> BranchItem:
+def _branch_item(branch: BranchSection, asked: dict[str, Confirmation], *, branched: bool) -> BranchItem:
     def item(step: StepEntry, checkpoints: tuple[StepItem, ...] = ()) -> StepItem:
         return StepItem(
             step.step_number,
@@ -147,6 +148,7 @@ def _branch_item(branch: BranchSection, asked: dict[str, Confirmation]) -> Branc
         open_items=wording.open_items(branch),
         steps=steps,
         why_blocked=wording.why_blocked(branch.blocked) + "." if branch.blocked is not None else "",
+        summary_heading=wording.summary_heading(branch, branched=branched),
     )
 
 
@@ -181,7 +183,10 @@ def _timeline(branches: list[BranchItem]) -> list[TimelineRow]:
 def _run_item(report: Report, run: RunDetail) -> RunItem:
     run_id = run.run.run_id
     ids = report.ids
-    branches = [_branch_item(branch, report.confirmations[run_id]) for branch in report.sections[run_id]]
+    branches = [
+        _branch_item(branch, report.confirmations[run_id], branched=run.run.branched)
+        for branch in report.sections[run_id]
+    ]
     return RunItem(
         detail=_for_paper(run),
         short_id=ids.short(run_id),
@@ -206,6 +211,7 @@ def render(report: Report) -> str:
         "ids": ids.appendix(),
         "appendix_title": wording.APPENDIX,
         "ids_note": wording.IDS_NOTE,
+        "gaps_intro": wording.GAPS_INTRO,
         "short": {run.run_id: ids.short(run.run_id) for run in report.detail.runs},
         "session_notes": same_watch(report.session_notes, map(_note_for_paper, report.session_notes)),
     }

@@ -220,7 +220,7 @@ def _run(
     parts = [heading + inline(summary.workflow_name), "\n".join(meta), "### Branch graph"]
     parts.append(code_block("\n".join(lines), "text") if lines else "_No nodes yet._")
     for branch in listed:
-        parts += _branch(branch, asked)
+        parts += _branch(branch, asked, branched=summary.branched)
     parts += _timeline(listed, asked)
     if run.warnings:
         drawn = {node.node_id: node for node in run.graph.nodes}
@@ -246,7 +246,7 @@ def _where(node: GraphNode | None) -> str:
     return places.words(node.place, node.step_number) if node is not None else "—"
 
 
-def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
+def _branch(branch: BranchSection, asked: dict[str, Confirmation], *, branched: bool) -> list[str]:
     parts = [f"### {branch_label(branch)}: {inline(outcome(branch))}"]
     facts = [f"- Last activity {stamp(branch.last_activity)}"]
     if branch.forked:
@@ -280,7 +280,7 @@ def _branch(branch: BranchSection, asked: dict[str, Confirmation]) -> list[str]:
             parts.append(f"Why: {inline(wording.why_blocked(branch.blocked))}.")
     parts += _tables(branch.tables)
     parts += _open_items(branch)
-    parts += _synthesis(branch)
+    parts += _synthesis(branch, branched=branched)
     return parts
 
 
@@ -370,7 +370,7 @@ def _open_items(branch: BranchSection) -> list[str]:
         ]
         parts += [
             "#### Open gaps and questions",
-            "Questions for the user that full auto went past (the agent assumed an answer):",
+            wording.GAPS_INTRO,
             _table(["Step", "Reason", "Question", "When"], rows),
         ]
     if branch.limitations:
@@ -380,11 +380,12 @@ def _open_items(branch: BranchSection) -> list[str]:
     return parts
 
 
-def _synthesis(branch: BranchSection) -> list[str]:
+def _synthesis(branch: BranchSection, *, branched: bool) -> list[str]:
     synthesis = branch.synthesis
     if not synthesis:
         return []
-    parts = [f"#### Summary of branch {branch.number}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
+    heading = wording.summary_heading(branch, branched=branched)
+    parts = [f"#### {heading}", f"Completed {stamp(str(synthesis.get('completedAt')))}."]
     artifacts = synthesis.get("artifacts")
     final = [a for a in artifacts if isinstance(a, dict) and a.get("final")] if isinstance(artifacts, list) else []
     if final:

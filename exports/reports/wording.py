@@ -10,6 +10,7 @@ from exports.reports import places
 from exports.reports.branch_sections import BranchSection
 from exports.reports.branch_tree import one_line
 from runs.contract.dashboard import BlockedStep, StepEntry
+from runs.contract.preferences import MODES
 from runs.readmodels import time_axis
 
 # The last section of both reports: every id in full, node ids only there (short_ids.py).
@@ -28,9 +29,18 @@ STATUS_WORDS = {
     "notes": "notes only",
     "open": "open",
 }
+# The modes by the names the dashboard's Mode panel gives them (friction64 A1: "full auto" named no mode a reader
+# had seen): those that let the agent confirm its own steps, and the one that never stops for the user, whose
+# questions it went past are a branch's gaps.
+_SELF_CONFIRMING = " or ".join(m.name.capitalize() for m in MODES.values() if m.preferences["autonomy"] != "guided")
+NEVER_STOPS = next(m.name.capitalize() for m in MODES.values() if m.preferences["autonomy"] == "full_auto_never_stop")
+GAPS_INTRO = (
+    f"Questions only the user could answer, which the agent did not stop for ({NEVER_STOPS} mode: it assumed an "
+    "answer and went on):"
+)
 CONFIRMED_BY = {
     "user": "asked the user, whose answer is in the step's notes",
-    "agent": "full auto: the agent decided for the user",
+    "agent": f"the agent decided for the user, as the {_SELF_CONFIRMING} mode lets it",
 }
 
 
@@ -166,6 +176,12 @@ def open_items(branch: BranchSection) -> int:
 def branch_label(branch: BranchSection) -> str:
     marks = ", ".join([*(["newest"] if branch.is_newest else []), status(branch.status)])
     return f"Branch {branch.number} ({marks})"
+
+
+def summary_heading(branch: BranchSection, *, branched: bool) -> str:
+    """A completed branch's summary heading, by the session page's rule (RunSummary.branched): a run that never
+    forked says "Summary", as its only branch needs no name (friction64 A2: "Summary of branch 1" in reports)."""
+    return f"Summary of branch {branch.number}" if branched else "Summary"
 
 
 def artifact_kinds(step: StepEntry) -> list[str]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from runs.contract.dashboard import plural
 from runs.contract.preferences import RECOMMENDATION_FIELDS
 from runs.readmodels import preferences
-from workflows_app.condition_words import PEOPLE, describe
+from workflows_app.condition_words import PEOPLE, describe, spoken_name
 from workflows_app.engine.loops import LoopSpec
 from workflows_app.engine.templating import placeholders, without_context
 
@@ -37,9 +37,12 @@ def confirmation_words(rule: Any) -> str:
 @dataclass(frozen=True)
 class Name:
     """A name from the workflow file (a context variable, an artifact kind) inside words for people:
-    pages show it as code, so it reads as the name it is."""
+    pages show it as code, so it reads as the name it is. A context variable is said as words (`said`, "review
+    areas"; friction64 A1: a newcomer reads no camelCase), as conditions say it, the name as written in its
+    tooltip for whoever writes workflows."""
 
     text: str
+    said: str = ""  # the variable's name as words; "" for a name shown as written
 
 
 # Words for people with the workflow's own names kept apart (templatetags renders each Name as code).
@@ -48,7 +51,7 @@ Phrase = tuple[str | Name, ...]
 
 def plain(phrase: Phrase) -> str:
     """A phrase as plain text (a title attribute, a test)."""
-    return "".join(part.text if isinstance(part, Name) else part for part in phrase)
+    return "".join((part.said or part.text) if isinstance(part, Name) else part for part in phrase)
 
 
 def loop_words(step: Any) -> Phrase:
@@ -167,4 +170,5 @@ def feature_words(features: Any) -> list[FeatureWords]:
 
 
 def _named(value: Any) -> str | Name:
-    return Name(value) if isinstance(value, str) and value else "its list"
+    """A context variable a loop reads (its items, its count), said as words."""
+    return Name(value, spoken_name(value)) if isinstance(value, str) and value else "its list"

@@ -61,10 +61,11 @@ _ERROR_WORDS = {
     ErrorCode.NOT_FOUND: "what it named does not exist",
     ErrorCode.WORKFLOW_NOT_FOUND: "no workflow has that id",
     ErrorCode.WORKFLOW_INVALID: "the workflow file has errors",
-    ErrorCode.TOKEN_MALFORMED: "the token sent was not a token",
-    ErrorCode.TOKEN_BAD_SIGNATURE: "the token sent was not signed by this server",
-    ErrorCode.TOKEN_UNKNOWN: "the token sent names nothing stored here",
-    ErrorCode.TOKEN_SCOPE_MISMATCH: "a token of the wrong kind was sent",
+    ErrorCode.TOKEN_MALFORMED: "the code the agent sent for its step is not one WorkRail makes",
+    ErrorCode.TOKEN_VERSION_UNSUPPORTED: "the agent sent a code from another version of WorkRail",
+    ErrorCode.TOKEN_BAD_SIGNATURE: "the agent sent a code this server did not make",
+    ErrorCode.TOKEN_UNKNOWN: "the agent sent a code for a step this store does not have",
+    ErrorCode.TOKEN_SCOPE_MISMATCH: "the agent sent an old or wrong answer code: it belongs to another step",
     ErrorCode.RUN_CANCELED: "the run was canceled",
     ErrorCode.NODE_COMPLETE: "that branch is already complete",
     ErrorCode.ARTIFACT_INVALID: "an artifact sent did not fit its contract",
@@ -72,6 +73,19 @@ _ERROR_WORDS = {
     ErrorCode.NOT_YOUR_SESSION: "the session belongs to someone else",
     ErrorCode.STORE_BUSY: "the store was busy",
 }
+# The codes whose message is written for the agent in the MCP's own terms ("This ackToken belongs to another step
+# of the same run, not to the snapshot named by the stateToken."): the row says the code's words above instead,
+# and the message waits in the row's "For developers" fold (friction64 A1: "stateToken" in a row's words). Every
+# other code's message is a sentence for anyone ("There is no workflow 'wr.nope' here.") and stays the row's why.
+TOLD_IN_MCP_TERMS = frozenset(
+    {
+        ErrorCode.TOKEN_MALFORMED,
+        ErrorCode.TOKEN_VERSION_UNSUPPORTED,
+        ErrorCode.TOKEN_BAD_SIGNATURE,
+        ErrorCode.TOKEN_UNKNOWN,
+        ErrorCode.TOKEN_SCOPE_MISMATCH,
+    }
+)
 # Where a server's failures are written out (settings.LOGGING: stderr, no file): a stdio client keeps the server's
 # stderr in its MCP log. Said where the failure is (friction26b 13: "the server's error output" named no place).
 SERVER_ERRORS = "the stderr of manage.py mcp (the agent's client keeps it in its MCP log)"
@@ -151,7 +165,8 @@ def call_words(tool: str, outcome: str, exception: str = "", message: str = "") 
         if outcome.lower() == "error" and not message.strip():
             return NOT_RECORDED_REASON
         return f"{tool} failed: {message.strip()}" if message.strip() else f"{tool} failed with the code {outcome}"
-    why = message.strip() or _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
+    said = _ERROR_WORDS.get(code, code.value.lower().replace("_", " "))
+    why = said if code in TOLD_IN_MCP_TERMS else message.strip() or said
     # "told no", as the column's tooltip says it: no "rejected" beside a refused answer (friction63a 2).
     return f"{tool} was told no: {why}"
 
@@ -165,6 +180,7 @@ class CallLine:
     label: str  # the badge in words: OUTCOME_LABELS
     code: str  # the error code, "" when the call did not fail or kept none
     words: str  # call_words
+    told: str  # what the agent was told, for the developers' fold, when the words leave it out (TOLD_IN_MCP_TERMS)
     duration_ms: float
     started_at: datetime
     session_id: str  # the session and run the call was about, "" when not known or deleted since
@@ -206,6 +222,7 @@ def recent_calls(*, recent: int = RECENT_SHOWN) -> list[CallLine]:
                 label=OUTCOME_LABELS[badge],
                 code=outcome if outcome in _CODES else "",
                 words=call_words(tool, outcome, exception, message),
+                told=message.strip() if _CODES.get(outcome) in TOLD_IN_MCP_TERMS else "",
                 duration_ms=round(duration, 3),
                 started_at=at,
                 session_id=session.public_id if session else "",

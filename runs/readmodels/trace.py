@@ -1,8 +1,8 @@
 """Why a node's step was chosen, in plain words: the trace the engine recorded when it moved there
 (workflows_app/engine/trace.py), one line per decision.
 
-"Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'.", "Started loop
-Verify slices: 3 rounds because sliceCount = 3; this is round 1.", "Went on to Phase 1, the next step in the
+"Skipped Phase 0b: it runs only if task complexity is 'Small', and task complexity is 'Large'.", "Started loop
+Verify slices: 3 rounds because slice count is 3; this is round 1.", "Went on to Phase 1, the next step in the
 workflow (it has no condition)." Each line is words a developer reads at a glance; the conditions the line
 speaks of are kept beside it as code (`conditions`), for a page to set apart and a test or a report to read.
 The words come from the conditions the trace kept (a trace stored before they were kept takes them from the
@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from runs.models import Ack, Checkpoint, Event, EventKind, Node, PinnedWorkflow
 from runs.readmodels.run_view import parse_node_id
 from runs.store.pinned import steps_by_id
-from workflows_app.condition_words import PEOPLE, describe, is_simple
+from workflows_app.condition_words import PEOPLE, describe, is_simple, spoken_name
 from workflows_app.engine.loops import LoopSpec
 from workflows_app.engine.model import is_loop
 from workflows_app.engine.trace import MAX_ENTRIES, Check, Entry, LoopState, Trace, TraceError, check_of
@@ -174,8 +174,12 @@ def _given(check: Check | None, condition: object) -> Check | None:
 
 
 def _values(check: Check) -> str:
-    """What the condition read: "taskComplexity is 'Large'", "touchesDocs is not set", "a is 1 and b is 2"."""
-    said = [f"{name} is not set" if shown is None else f"{name} is {shown}" for name, shown in check.values]
+    """What the condition read: "task complexity is 'Large'", "touches docs is not set", "a is 1 and b is 2": each
+    name said as words, as the rule before it says it (its code, beside the line, keeps the name as written)."""
+    said = [
+        f"{spoken_name(name)} is not set" if shown is None else f"{spoken_name(name)} is {shown}"
+        for name, shown in check.values
+    ]
     if len(said) <= 1:
         return "".join(said)
     return ", ".join(said[:-1]) + " and " + said[-1]
@@ -218,7 +222,7 @@ def _loop_line(entry: Entry, loop: LoopState) -> TraceLine:
     if entry.kind in ("loop_started", "loop_repeated"):
         words = _running(entry.kind == "loop_started", title, loop)
     elif entry.kind == "loop_not_run":
-        words = f"Did not run loop {title}: {_not_run(loop)}."
+        words = f"Skipped loop {title}: {_not_run(loop)}."  # "Skipped", as a skipped step's line says it
     else:
         words = _ended(title, loop)
     if entry.check is not None:  # the loop's own runCondition, which let it be entered
@@ -238,11 +242,15 @@ def _running(starting: bool, title: str, loop: LoopState) -> str:
         head, tail = f"Next round of loop {title}: ", f"this is round {round_no}{of}"
     if loop.loop_type == "for":
         total = loop.total or 0
-        because = f"{_rounds(total)} because {loop.source} = {total}" if loop.source else f"{_rounds(total)} in all"
+        because = (
+            f"{_rounds(total)} because {spoken_name(loop.source)} is {total}"
+            if loop.source
+            else f"{_rounds(total)} in all"
+        )
         return f"{head}{because}; {tail}." if starting else f"{head}{tail} ({because})."
     if loop.loop_type == "forEach":
         items = f"{loop.total} item{'s' if loop.total != 1 else ''}" if loop.total is not None else "its items"
-        of_what = f" of {loop.source}" if loop.source else ""
+        of_what = f" of {spoken_name(loop.source)}" if loop.source else ""
         item = f", for the item {loop.item}" if loop.item is not None else ""
         if starting:
             return f"{head}one round per item{of_what} ({items}); {tail}{item}."
@@ -259,13 +267,15 @@ def _running(starting: bool, title: str, loop: LoopState) -> str:
 
 def _not_run(loop: LoopState) -> str:
     if loop.ended_by == "count":
-        return f"{loop.source} is {loop.total or 0}, so it has no rounds" if loop.source else "its count is 0"
+        return (
+            f"{spoken_name(loop.source)} is {loop.total or 0}, so it has no rounds" if loop.source else "its count is 0"
+        )
     if loop.ended_by == "items":
-        return f"{loop.source} has no items" if loop.source else "it has no items"
+        return f"{spoken_name(loop.source)} has no items" if loop.source else "it has no items"
     if loop.ended_by == "decision":
         return "the agent asked to stop"
     if loop.ended_by == "max_iterations":
-        return f"its limit is {_rounds(loop.max_iterations)} (maxIterations)"
+        return f"its limit is {_rounds(loop.max_iterations)}"
     if loop.check is not None:
         return _held(loop.check, how="repeats until" if loop.loop_type == "until" else "repeats while")
     return "nothing asked for a round"
@@ -274,15 +284,12 @@ def _not_run(loop: LoopState) -> str:
 def _ended(title: str, loop: LoopState) -> str:
     done = loop.iteration
     if loop.ended_by == "max_iterations":
-        return (
-            f"Stopped loop {title} after {_rounds(done)}: that is its limit (maxIterations {loop.max_iterations}), "
-            "although it would have gone on."
-        )
+        return f"Stopped loop {title} after {_rounds(done)}: that is its limit, although it would have gone on."
     if loop.ended_by == "count":
-        source = f" ({loop.source} = {loop.total or 0})" if loop.source else ""
+        source = f" ({spoken_name(loop.source)} is {loop.total or 0})" if loop.source else ""
         return f"Finished loop {title}: all {_rounds(loop.total or 0)} done{source}."
     if loop.ended_by == "items":
-        of_what = f" of {loop.source}" if loop.source else ""
+        of_what = f" of {spoken_name(loop.source)}" if loop.source else ""
         return f"Finished loop {title}: all {loop.total} items{of_what} done."
     if loop.ended_by == "decision":
         return f"Finished loop {title} after {_rounds(done)}: the agent asked to stop."

@@ -786,11 +786,15 @@ def feature_words(features: Any) -> list[outline_words.FeatureWords]:
     return outline_words.feature_words(features)
 
 
+def _name_html(name: outline_words.Name) -> SafeString:
+    """A variable said as words, its name as written on hover; any other name as code."""
+    if name.said:
+        return format_html('<span class="var-name" title="{}">{}</span>', name.text, name.said)
+    return format_html("<code>{}</code>", name.text)
+
+
 def _phrase_html(phrase: outline_words.Phrase) -> SafeString:
-    parts = [
-        format_html("<code>{}</code>", part.text) if isinstance(part, outline_words.Name) else conditional_escape(part)
-        for part in phrase
-    ]
+    parts = [_name_html(part) if isinstance(part, outline_words.Name) else conditional_escape(part) for part in phrase]
     return mark_safe("".join(parts))  # every part escaped above
 
 

@@ -26,9 +26,9 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
     trace = page.locator("section[aria-labelledby=trace-title] ol.trace li")
     expect(trace).to_have_text(
         [
-            "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
+            "Skipped Update the docs: it runs only if touches docs is true, and touches docs is not set. "
             "Condition: touchesDocs",
-            "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1 of 3.",
+            "Started loop Verify slices: 3 rounds because slice count is 3; this is round 1 of 3.",
             "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
         ]
     )
@@ -37,12 +37,12 @@ def test_a_node_page_says_which_step_was_skipped_and_where_the_loop_stands(page,
 
     page.goto(f"{live_server.url}/nodes/{run.node_at('verify', 1)}/")
     expect(trace.first).to_have_text(
-        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3)."
+        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because slice count is 3)."
     )
 
     page.goto(f"{live_server.url}/nodes/{run.node_at('phase-1')}/")
     expect(trace.first).to_have_text(
-        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Skipped Phase 0b: it runs only if task complexity is 'Small', and task complexity is 'Large'. "
         "Condition: taskComplexity == 'Small'"
     )
     expect(page.locator("h2#trace-title")).to_have_text("Why this step")
@@ -67,12 +67,12 @@ def test_the_progress_strip_says_a_skipped_step_where_it_would_stand(sized_page,
     expect(skipped).to_have_count(3)
     expect(skipped.first.locator(".st-title")).to_have_text("Phase 0b")
     expect(skipped.first.locator(".st-words")).to_have_text("step 2 skipped")
-    assert "taskComplexity is 'Small'" in (skipped.first.locator(".st-box").get_attribute("title") or "")
+    assert "task complexity is 'Small'" in (skipped.first.locator(".st-box").get_attribute("title") or "")
     assert skipped.first.locator(".st-box").evaluate("e => getComputedStyle(e).borderTopStyle") == "dashed"
     titles = sized_page.locator(".stepper .st-step .st-title").all_inner_texts()
     assert titles[:4] == ["Intake", "Phase 0b", "Phase 1", "Update the docs"]
     expect(skipped.nth(2).locator(".st-words")).to_have_text("step 6 skipped")
-    assert "polishRounds is 0" in (skipped.nth(2).locator(".st-box").get_attribute("title") or "")
+    assert "polish rounds is 0" in (skipped.nth(2).locator(".st-box").get_attribute("title") or "")
     # The finished run's end is a plain end marker, outlined as the answered steps before it, not as the current
     # step (friction63a 13: its thick dark outline read as the step the run is at).
     end = sized_page.locator(".stepper .st-step", has_text="Complete")

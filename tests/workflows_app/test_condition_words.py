@@ -16,20 +16,20 @@ RISKY = {"or": [{"var": "riskLevel", "equals": "high"}, {"var": "changeSize", "e
             {"var": "riskLevel", "equals": "high"},
             'riskLevel is "high"',
             "riskLevel == 'high'",
-            "riskLevel is 'high'",
+            "risk level is 'high'",
         ),
         (
             RISKY,
             'riskLevel is "high" or changeSize is "large"',
             "riskLevel == 'high' or changeSize == 'large'",
-            "riskLevel is 'high' or changeSize is 'large'",
+            "risk level is 'high' or change size is 'large'",
         ),
-        ({"var": "touchesDocs"}, "touchesDocs is set and true", "touchesDocs", "touchesDocs is true"),
+        ({"var": "touchesDocs"}, "touchesDocs is set and true", "touchesDocs", "touches docs is true"),
         (
             {"not": {"var": "skipTests"}},
             "not (skipTests is set and true)",
             "not skipTests",
-            "skipTests is false or not set",
+            "skip tests is false or not set",
         ),
         (
             {"not": {"var": "a", "equals": 1}},
@@ -58,6 +58,14 @@ def test_each_style_says_the_same_condition_its_own_way(condition, agent, code, 
     assert describe(condition) == describe(condition, AGENT) == agent
     assert describe(condition, CODE) == code
     assert describe(condition, PEOPLE) == people
+
+
+def test_words_for_people_say_a_variables_name_as_words():
+    # friction64 A1: "only if postComments is true" on a page; the name as written stays in CODE.
+    assert describe({"var": "postComments"}, PEOPLE) == "post comments is true"
+    assert describe({"var": "polish_rounds", "equals": 0}, PEOPLE) == "polish rounds is 0"
+    assert describe({"var": "prURL"}, PEOPLE) == "pr URL is true"
+    assert describe({"var": "postComments"}, CODE) == "postComments"
 
 
 def test_a_value_that_reads_like_a_combinator_is_not_bracketed_as_one():

@@ -59,6 +59,7 @@ def test_the_markdown_report_summarizes_then_lists_both_branches_finished_first(
     assert "#### Findings\n\n| # | Severity | Finding | Where | Why | Suggestion |" in first
     assert f"| 1 | **critical** | {CRITICAL} | `app/permissions.py:17` |" in first
     assert "#### Summary of branch 1" in first and "`mr_review.findings` from `record-findings`" in first
+    assert "<h4>Summary of branch 1</h4>" in html_report.render(build_report(review.session_id))
     assert "##### Step 8 of 8 · Summarize the Review" in first
     # Branch 2: its own steps after the fork, none of branch 1's synthesis or findings.
     own = second.split("### Timeline")[0]

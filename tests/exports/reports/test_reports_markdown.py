@@ -13,7 +13,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from exports.reports import markdown_report
+from exports.reports import html_report, markdown_report, wording
 from exports.reports.data import build_report
 from exports.reports.safe_markdown import code_block, code_span, inline, notes
 from runs.contract.errors import WorkRailError
@@ -79,14 +79,21 @@ def test_the_report_has_header_runs_graph_steps_tables_and_synthesis(service_cat
         "| `src/orders.py` | Paginate | medium |",
         "#### Findings",
         "| 1 | **major** | Unbounded query | `src/orders.py:12` |",
-        "#### Summary of branch 1",
+        "#### Summary\n",  # its only branch is not named, as on the session page (friction64 A2)
         "Artifacts that stand:",
         "### Timeline",
         "## Appendix for developers: full ids",
         f"| `{small.session_id[:12]}` | `{small.session_id}` | session |",
     ):
         assert expected in text, expected
+    assert "Summary of branch" not in text
     assert text.endswith("\n") and "\r" not in text
+
+
+def test_the_paper_report_names_the_summarys_branch_only_when_the_run_branched(service_catalog):
+    small = small_complete_session()
+    html = html_report.render(build_report(small.session_id))
+    assert "<h4>Summary</h4>" in html and "Summary of branch" not in html
 
 
 def test_a_run_report_covers_that_run_only(service_catalog):
@@ -190,6 +197,12 @@ def test_store_text_helpers_escape_every_markdown_construct():
     assert notes("# Title\n\ntext") == "**Title**\n\ntext"
 
 
+def test_a_confirmation_the_agent_gave_names_the_modes_that_let_it():
+    # The modes as the dashboard's Mode panel names them, not "full auto" (friction64 A1).
+    said = wording.CONFIRMED_BY["agent"]
+    assert said == "the agent decided for the user, as the Autopilot or Unattended mode lets it"
+
+
 def test_gaps_and_warnings_are_reported(service_catalog):
     from tests.support.mcp_calls import notes_for
 
@@ -198,6 +211,10 @@ def test_gaps_and_warnings_are_reported(service_catalog):
     text = report_of(start["session"]["sessionId"])
     gaps = text.split("#### Open gaps and questions\n\n")[1].split("\n\n#")[0]
     assert "| `establish-scope` | information |" in gaps
+    # The mode by the name the dashboard gives it, and what it did, not "full auto" (friction64 A1).
+    assert gaps.startswith("Questions only the user could answer, which the agent did not stop for (Unattended mode: ")
+    assert "full auto" not in text.lower() and "full-auto" not in text.lower()
+    assert wording.GAPS_INTRO in html_report.render(build_report(start["session"]["sessionId"]))
     summary = text.split("## Summary")[1].split("## Runs")[0]
     assert "| Branch 1 (newest, open) |" in summary and "| 1 |" in summary  # one open gap
     warnings = text.split("### Warnings\n\n")[1].split("\n\n")[0]

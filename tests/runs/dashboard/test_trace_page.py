@@ -29,12 +29,12 @@ def test_the_node_page_explains_the_skipped_step_and_the_loop(client, service_ca
     after_skip = why(client, run.node_at("phase-1"))
     assert after_skip.startswith("Why this step")
     assert (
-        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Skipped Phase 0b: it runs only if task complexity is 'Small', and task complexity is 'Large'. "
         "Condition: taskComplexity == 'Small'" in after_skip
     )
     assert "Went on to Phase 1, the next step in the workflow (it has no condition)." in after_skip
     second_slice = why(client, run.node_at("verify", 1))
-    assert "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3)." in second_slice
+    assert "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because slice count is 3)." in second_slice
     assert "Went on to Verify slice 2, the next step in the workflow (it has no condition)." in second_slice
     page = client.get(f"/nodes/{run.node_at('phase-1')}/").content.decode()
     assert '<span class="trace-code muted small"> Condition: <code>taskComplexity == &#x27;Small&#x27;</code>' in page

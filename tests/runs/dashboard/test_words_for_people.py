@@ -143,6 +143,31 @@ def test_a_failed_tool_call_says_what_failed_and_links_to_its_session_and_run(cl
     assert 'href="/runs/run_gone/"' not in recent
 
 
+def test_a_call_told_no_in_the_mcps_terms_is_said_in_peoples_words(client, service_catalog):
+    # friction64 A1: "stateToken" in a row's words. A token's code is said in people's words; what the agent was
+    # told stays, word for word, in the row's "For developers" fold.
+    told = "This ackToken belongs to another step of the same run, not to the snapshot named by the stateToken."
+    ToolCall.objects.create(
+        tool="continue_workflow",
+        outcome="TOKEN_SCOPE_MISMATCH",
+        duration_ms=2.0,
+        started_at=timezone.now(),
+        message=told,
+    )
+    said = "continue_workflow was told no: the agent sent an old or wrong answer code: it belongs to another step"
+    assert call_words("continue_workflow", "TOKEN_SCOPE_MISMATCH", message=told) == said
+    [line] = recent_calls()
+    assert line.words == said and line.told == told
+    recent = page(client, "/timings/").split('id="recent-title"', 1)[1].split("</table>", 1)[0]
+    words = recent.split('<div class="small outcome-words">', 1)[1].split("</div>", 1)[0]
+    assert "Token" not in words and "token" not in words
+    fold = recent.split('<details class="fold-quiet call-told">', 1)[1].split("</details>", 1)[0]
+    assert '<summary class="small">For developers</summary>' in fold and told in fold
+    # A message written for anyone is still the row's why.
+    missing = call_words("start_workflow", "WORKFLOW_NOT_FOUND", message="There is no workflow 'wr.nope' here.")
+    assert missing == "start_workflow was told no: There is no workflow 'wr.nope' here."
+
+
 def test_a_call_linked_to_no_session_says_why_and_a_tool_with_few_calls_has_no_median(client, built):
     # friction16b 10: an OK continue_workflow with a bare "—" for its session read as a data bug.
     now = timezone.now()

@@ -42,10 +42,11 @@ def test_conditions_loops_and_confirmations_read_as_words(client: Client, servic
     ]
     write_json(service_catalog["extra"] / "worded.json", workflow_doc("team.worded", steps=steps))
     shown = html.unescape(outline(client, "team.worded"))
-    assert "runs only if riskLevel is 'high' or changeSize is one of 'large' or 'huge'" in shown
-    assert "asks for confirmation when dryRun is false or not set" in shown
-    assert "Repeats while polishRounds is more than 0 (at most 3 rounds)" in shown
-    assert "Repeats once for each item in <code>reviewAreas</code> (at most 15 rounds)" in shown
+    assert "runs only if risk level is 'high' or change size is one of 'large' or 'huge'" in shown
+    assert "asks for confirmation when dry run is false or not set" in shown
+    assert "Repeats while polish rounds is more than 0 (at most 3 rounds)" in shown
+    # The variable said as words, its name as written on hover (friction64 A1).
+    assert 'Repeats once for each item in <span class="var-name" title="reviewAreas">review areas</span> (at' in shown
     assert "forEach loop" not in shown  # the engine's loop type is not a word for people
     assert "<code>{" not in shown  # no condition printed as raw JSON
     assert 'title="{&quot;or&quot;' in outline(client, "team.worded")  # the JSON, for authors, in the tooltip
@@ -79,7 +80,7 @@ def test_the_workflow_page_speaks_words_not_field_names(client: Client, service_
     assert "<dt>workflowHash</dt>" not in page and "<dt>Content hash</dt>" in page
     assert "Review [area]" in page and "{{area}}" not in page
     # The loop's rounds called by its item, as its run's pages count them ("area 1 of 2"), never "rounds".
-    assert "Repeats once for each area in <code>reviewAreas</code> (at most 4 areas)" in page
+    assert 'for each area in <span class="var-name" title="reviewAreas">review areas</span> (at most 4 areas)' in page
     assert "each area:" in page and "each round:" not in page
     # The breadcrumb names the workflow as its heading does; the id is its title.
     crumbs = page.split('<p class="crumbs">', 1)[1].split("</p>", 1)[0]

@@ -286,7 +286,7 @@ def test_a_conditional_step_still_to_come_says_when_it_runs():
     laid_out = graph_page(run_detail(stuck.run_id), "/r/", "/n/NODE/")
     conditions = {up.title: up.condition for up in laid_out.upcoming or []}
     assert conditions["Trace the Impact Beyond the Diff"] == "complexity is 'complex'"
-    assert conditions["Post the Approved Comments"] == "postComments is true"
+    assert conditions["Post the Approved Comments"] == "post comments is true"
     assert conditions["Summarize the Review"] == ""
 
 

@@ -26,7 +26,7 @@ def loop(**config: object) -> dict:
 def test_each_kind_of_loop_says_how_it_repeats_and_its_limit():
     assert plain(loop_words(loop(type="for", count=3))) == "Repeats 3 times (at most 5 rounds)"
     assert plain(loop_words(loop(type="for", count="sliceCount"))) == (
-        "Repeats as many times as sliceCount says (at most 5 rounds)"
+        "Repeats as many times as slice count says (at most 5 rounds)"
     )
     assert plain(loop_words(loop(type="until", condition={"var": "done"}))) == (
         "Repeats until done is true (at most 5 rounds)"
@@ -40,10 +40,10 @@ def test_each_kind_of_loop_says_how_it_repeats_and_its_limit():
 
 
 def test_a_loop_keeps_the_workflows_own_names_apart_from_the_words():
-    """The variable a forEach walks is a Name (shown as code), the rest plain words."""
+    """The variable a forEach walks is a Name (said as words, its name as written kept), the rest plain words."""
     assert loop_words(loop(type="forEach", items="reviewAreas")) == (
         "Repeats once for each item in ",
-        Name("reviewAreas"),
+        Name("reviewAreas", "review areas"),
         " (at most 5 rounds)",
     )
 
@@ -51,7 +51,7 @@ def test_a_loop_keeps_the_workflows_own_names_apart_from_the_words():
 def test_a_loop_that_names_its_item_calls_its_rounds_by_it_as_the_run_pages_do():
     # Friction26b 4: the run said "area 1 of 2" and the outline "rounds": one word for one thing (StepPlace.unit).
     named = loop(type="forEach", items="reviewAreas", itemVar="currentArea")
-    assert plain(loop_words(named)) == "Repeats once for each area in reviewAreas (at most 5 areas)"
+    assert plain(loop_words(named)) == "Repeats once for each area in review areas (at most 5 areas)"
     assert loop_unit(named) == "area"
     assert plain(loop_words({**named, "loop": {**named["loop"], "maxIterations": 1}})).endswith("(at most 1 area)")
     assert loop_unit(loop(type="forEach", items="xs", itemVar="currentItem")) == ""  # names nothing: "round"

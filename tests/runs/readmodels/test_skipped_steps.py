@@ -25,13 +25,14 @@ def test_each_step_passed_over_is_numbered_as_the_outline_and_says_why(service_c
     said = {node: [step.words for step in steps] for node, steps in into.items()}
     assert said == {
         run.node_at("phase-1"): [
-            "Phase 0b · step 2 of 7, skipped: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'"
+            "Phase 0b · step 2 of 7, skipped: it runs only if task complexity is 'Small', "
+            "and task complexity is 'Large'"
         ],
         run.node_at("verify", 0): [
-            "Update the docs · step 4 of 7, skipped: it runs only if touchesDocs is true, and touchesDocs is not set"
+            "Update the docs · step 4 of 7, skipped: it runs only if touches docs is true, and touches docs is not set"
         ],
         run.node_at("wrap-up"): [
-            "Polish · step 6 of 7, skipped: it repeats while polishRounds is more than 0, and polishRounds is 0"
+            "Polish · step 6 of 7, skipped: it repeats while polish rounds is more than 0, and polish rounds is 0"
         ],
     }
     # A node the engine reached without passing anything over says nothing.
@@ -68,7 +69,7 @@ def test_the_run_pages_list_says_a_skipped_step_where_it_would_stand(client: Cli
     heads = [html_lib.unescape(re.sub(r"<[^>]+>|\s+", " ", head)).strip() for head in re.findall(entry, steps, re.S)]
     assert [re.sub(r"\s+", " ", head) for head in heads][:4] == [
         "Intake · step 1 of 7",
-        "Phase 0b · step 2 of 7, skipped: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'",
+        "Phase 0b · step 2 of 7, skipped: it runs only if task complexity is 'Small', and task complexity is 'Large'",
         "Phase 1 · step 3 of 7",
-        "Update the docs · step 4 of 7, skipped: it runs only if touchesDocs is true, and touchesDocs is not set",
+        "Update the docs · step 4 of 7, skipped: it runs only if touches docs is true, and touches docs is not set",
     ]

@@ -32,23 +32,23 @@ def test_each_node_says_which_steps_were_skipped_or_selected_and_why(service_cat
     run = traced_run()
     assert lines(run.node_at("intake")) == ["Went on to Intake, the next step in the workflow (it has no condition)."]
     assert lines(run.node_at("phase-1")) == [
-        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Skipped Phase 0b: it runs only if task complexity is 'Small', and task complexity is 'Large'. "
         "[condition: `taskComplexity == 'Small'`]",
         "Went on to Phase 1, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("verify", 0)) == [
-        "Skipped Update the docs: it runs only if touchesDocs is true, and touchesDocs is not set. "
+        "Skipped Update the docs: it runs only if touches docs is true, and touches docs is not set. "
         "[condition: `touchesDocs`]",
-        "Started loop Verify slices: 3 rounds because sliceCount = 3; this is round 1 of 3.",
+        "Started loop Verify slices: 3 rounds because slice count is 3; this is round 1 of 3.",
         "Went on to Verify slice 1, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("verify", 1)) == [
-        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because sliceCount = 3).",
+        "Next round of loop Verify slices: this is round 2 of 3 (3 rounds because slice count is 3).",
         "Went on to Verify slice 2, the next step in the workflow (it has no condition).",
     ]
     assert lines(run.node_at("wrap-up")) == [
-        "Finished loop Verify slices: all 3 rounds done (sliceCount = 3).",
-        "Did not run loop Polish: it repeats while polishRounds is more than 0, and polishRounds is 0. "
+        "Finished loop Verify slices: all 3 rounds done (slice count is 3).",
+        "Skipped loop Polish: it repeats while polish rounds is more than 0, and polish rounds is 0. "
         "[condition: `polishRounds > 0`]",
         "Went on to Wrap up, the next step in the workflow (it has no condition).",
     ]
@@ -160,9 +160,7 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
             "kind": "loop_ended",
             "loop": {"type": "while", "iteration": 3, "maxIterations": 3, "endedBy": "max_iterations"},
         }
-    ) == [
-        "Stopped loop Review files after 3 rounds: that is its limit (maxIterations 3), although it would have gone on."
-    ]
+    ) == ["Stopped loop Review files after 3 rounds: that is its limit, although it would have gone on."]
     assert words(
         {
             **loop,
@@ -176,7 +174,7 @@ def test_every_kind_of_loop_and_condition_reads_as_plain_words():
                 "endedBy": "items",
             },
         }
-    ) == ["Did not run loop Review files: files has no items."]
+    ) == ["Skipped loop Review files: files has no items."]
     condition = {"or": [{"var": "a", "gt": 1}, {"var": "b", "in": ["x", "y"]}]}
     compound = {
         "kind": "selected",
@@ -211,7 +209,7 @@ def test_a_node_stored_before_conditions_were_kept_takes_them_from_the_pinned_wo
             del entry["check"]["condition"]
     Node.objects.filter(pk=node.pk).update(trace=stored)
     assert lines(run.node_at("phase-1"))[0] == (
-        "Skipped Phase 0b: it runs only if taskComplexity is 'Small', and taskComplexity is 'Large'. "
+        "Skipped Phase 0b: it runs only if task complexity is 'Small', and task complexity is 'Large'. "
         "[condition: `taskComplexity == 'Small'`]"
     )
 
