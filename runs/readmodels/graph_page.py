@@ -552,8 +552,9 @@ def _step_row(
         href=href(node),
         is_tip=node.is_leaf,
         # A finished branch's end is no step to be at: a plain end marker, not the current step's dark outline
-        # (friction63a 13: "Complete" read as the step the run is at).
-        is_current=node.node_id == detail.branch_tip and not node.is_complete,
+        # (friction63a 13: "Complete" read as the step the run is at). Nor is a canceled branch's last step: it is
+        # where it stopped, in its state's colour, no step being worked on (round 64: outlined, it read as current).
+        is_current=node.node_id == detail.branch_tip and not node.is_complete and state not in states.FINISHED,
         checkpoints=checkpoints,
         move=move,
     )
