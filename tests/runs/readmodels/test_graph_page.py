@@ -247,6 +247,8 @@ def test_a_canceled_runs_last_step_is_where_it_stopped_not_the_current_step():
     story = graph_story.told(detail.graph)
     (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"2": "canceled"}, story)
     assert [row.state for row in section.rows] == ["done", "done", "canceled"]
+    # A step's pill says "Answered", never the run's "Done" (round 64: it read as the run's end).
+    assert [row.state_label for row in section.rows] == ["Answered", "Answered", "Canceled"]
     assert not any(row.is_current for row in section.rows)
     (working,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"2": "running"}, story)
     assert working.rows[-1].is_current
