@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail, StateName
+from runs.contract.dashboard import STOP_ITS_AGENT, BranchOutcomeEntry, NodeDetail, StateName
 from runs.readmodels import listing
 
 
@@ -30,6 +30,12 @@ class StepState:
     @property
     def waiting(self) -> bool:
         return self.waiting_on is not None or self.state == "blocked"
+
+    @property
+    def also_after_pill(self) -> str:
+        """A replaced branch's step (its agent may still work): what to do, after its pill, as the run card says it
+        after the pill naming that branch (Whereabouts.also_after_pill); "" else."""
+        return STOP_ITS_AGENT if self.state == "superseded" else ""
 
 
 def of_node(node: NodeDetail) -> StepState:
