@@ -184,6 +184,13 @@ class StepPlace(Shape):
         return f"{said} in “{self._loop}”" if self.round is not None and self._loop else said
 
 
+# What the person does about a replaced branch whose agent may still work, right after the pill that names it: the
+# run card's (Whereabouts.also_after_pill) and that branch's step page's (step_state.StepState.also_after_pill), one
+# include (_also.html), so the two pages say it alike (round 64: the step page said nothing).
+STOP_ITS_AGENT = "tell its agent to stop"
+STOP_THEIR_AGENTS = "tell their agents to stop"
+
+
 class Whereabouts(Shape):
     """Where a session is, in a few words, and the run that is there (runs/readmodels/attention.py)."""
 
@@ -265,7 +272,7 @@ class Whereabouts(Shape):
         branch said once): "tell its agent to stop", "tell their agents to stop"; "" for none."""
         if not self._replaced:
             return ""
-        return "tell its agent to stop" if len(self._replaced) == 1 else "tell their agents to stop"
+        return STOP_ITS_AGENT if len(self._replaced) == 1 else STOP_THEIR_AGENTS
 
     @property
     def came(self) -> Timed | None:

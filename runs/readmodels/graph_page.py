@@ -56,7 +56,7 @@ class StepRow:
     words: str
     title: str  # the step's title in full; for a stretch, how many steps it stands for
     state: StateName  # its colour: the branch's state on the branch's last node, "done" (answered) before it
-    state_label: str  # that state in the dashboard's words: "Working", "Done"
+    state_label: str  # that state in the dashboard's words: "Working", "Answered"
     marks: tuple[str, ...]  # what else the drawing marks on its card: "↺ redone", "started by hand", "↻ 3"
     href: str  # its node page (the branch's page for another branch's last node); empty for a stretch
     is_tip: bool  # the branch's last node: the row that carries the branch's state
@@ -552,13 +552,16 @@ def _step_row(
         words=graph_drawing.step_words(node),
         title=node.title or node.step_id or "Step",
         state=state,
-        state_label=states.word(state, move),
+        # An answered step's tooltip says "Answered", not the run's "Done" (states.STEP_DONE); a finished branch's
+        # end, no step, keeps the branch's word.
+        state_label=states.word(state, move) if node.is_complete else states.step_word(state, move),
         marks=tuple(notes),
         href=href(node),
         is_tip=node.is_leaf,
         # A finished branch's end is no step to be at: a plain end marker, not the current step's dark outline
-        # (friction63a 13: "Complete" read as the step the run is at).
-        is_current=node.node_id == detail.branch_tip and not node.is_complete,
+        # (friction63a 13: "Complete" read as the step the run is at). Nor is a canceled branch's last step: it is
+        # where it stopped, in its state's colour, no step being worked on (round 64: outlined, it read as current).
+        is_current=node.node_id == detail.branch_tip and not node.is_complete and state not in states.FINISHED,
         checkpoints=checkpoints,
         move=move,
         complete=node.is_complete,
@@ -585,7 +588,7 @@ def _stretch_row(stretch: list[GraphNode]) -> StepRow:
         words=graph_drawing.stretch_words(stretch[0], stretch[-1]),
         title=f"⋯ {count} step{'' if count == 1 else 's'} in a row, without a fork",
         state="done",
-        state_label=states.label("done"),
+        state_label=states.step_word("done", "nobody"),
         marks=(),
         href="",
         is_tip=False,

@@ -145,17 +145,34 @@ FIXED_MOVE: frozenset[StateName] = frozenset(state for state, move in MOVES.item
 }
 
 
-def pill(state: str, move: Move, *, held_by_you: bool = False, branches: tuple[int, ...] = ()) -> Pill:
+# One step that is done was answered: the run's "Done" (finished) on a step's pill and in the Progress strip read as
+# the run's end (round 64). A single step says "Answered", the timeline's word (timeline_marks.ANSWERED); runs and
+# branches keep Done (and a finished branch's end, which is no step, its Complete).
+STEP_DONE = "Answered"
+STEP_DONE_MEANS = "The agent answered this step; its branch went on from it."
+
+
+def step_word(state: str, move: Move) -> str:
+    """A single step's state as one word: STEP_DONE for an answered one, else the state's word (word)."""
+    return STEP_DONE if state == "done" else word(state, move)
+
+
+def pill(
+    state: str, move: Move, *, held_by_you: bool = False, branches: tuple[int, ...] = (), step: bool = False
+) -> Pill:
     """The pill of a state whose move is `move` (states.move, or a where-line's): whose move first, then the
     state ("Your move · Confirm", "Agent's move · Working"); the state alone where nobody has a move ("Done").
     A refused step that is yours says its cause (cause: `held_by_you`, it waits for what only you give).
     `branches`: the branches the state is theirs, where the line under the pill is about another branch of the
-    run (replaced_word: "Your move · Branch 1 replaced")."""
+    run (replaced_word: "Your move · Branch 1 replaced"). `step`: the pill of one answered step, not of a run or
+    branch (STEP_DONE)."""
     name: StateName = state if state in LABELS else "running"
     if name in FIXED_MOVE:  # a settled state is nobody's move, a replaced branch the person's, whatever its source said
         move = MOVES[name]
     found = cause(name, move, held_by_you=held_by_you)
     if move == "nobody":
+        if step and name == "done":
+            return Pill(name, move, STEP_DONE, STEP_DONE_MEANS)
         return Pill(name, move, label(name), meaning(name, move))
     said = replaced_word(branches) if name == "superseded" and branches else word(name, move, found)
     return Pill(name, move, f"{NEXT_MOVE_WORDS[move]} · {said}", meaning(name, move, found), found)

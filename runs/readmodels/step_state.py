@@ -1,5 +1,5 @@
 """A step's own state, as the header of its page (the node page) shows it, in the dashboard's one vocabulary
-(states.py): Done once the agent answered it and moved on (or the branch ended there), else the state of the
+(states.py): Answered once the agent answered it and moved on (Done where the branch ended there), else the state of the
 branch that still waits at it (Working, Confirm, Stalled, Left behind, Canceled), and Blocked when its answer
 was refused. This agrees with the graph, which colours a branch's last node with the branch's state and every
 node before it Done.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from runs.contract.dashboard import BranchOutcomeEntry, NodeDetail, StateName
+from runs.contract.dashboard import STOP_ITS_AGENT, BranchOutcomeEntry, NodeDetail, StateName
 from runs.readmodels import listing
 
 
@@ -25,9 +25,18 @@ class StepState:
     # The branch whose state the step carries while it waits (its move tag is the step's); None once done.
     waiting_on: BranchOutcomeEntry | None
 
+    # Answered and gone on from (the end of a finished branch is no answered step): its pill says STEP_DONE.
+    answered: bool = False
+
     @property
     def waiting(self) -> bool:
         return self.waiting_on is not None or self.state == "blocked"
+
+    @property
+    def also_after_pill(self) -> str:
+        """A replaced branch's step (its agent may still work): what to do, after its pill, as the run card says it
+        after the pill naming that branch (Whereabouts.also_after_pill); "" else."""
+        return STOP_ITS_AGENT if self.state == "superseded" else ""
 
 
 def of_node(node: NodeDetail) -> StepState:
@@ -40,7 +49,7 @@ def of_node(node: NodeDetail) -> StepState:
         return StepState(node.run.state, None)
     if branch.status != "complete" and branch.step_number == node.step_number:
         return StepState(branch.state, branch)
-    return StepState("done", None)
+    return StepState("done", None, answered=True)
 
 
 def went_on(node: NodeDetail, step: StepState) -> list[BranchOutcomeEntry]:

@@ -345,7 +345,13 @@ def _meanings_shown(context: Context) -> dict[str, states.Pill] | None:
 
 @register.simple_tag(takes_context=True)
 def state_chip(
-    context: Context, state: Any, value: Any = None, badge_id: str = "", tap: bool = True, branch: bool = False
+    context: Context,
+    state: Any,
+    value: Any = None,
+    badge_id: str = "",
+    tap: bool = True,
+    branch: bool = False,
+    step: bool = False,
 ) -> str:
     """A state as its ONE pill (states.pill): whose move it is, then the state where its word does not say it,
     in the colour of its tone (data-tone, states.tone: dashboard.css). `state` is the pill's; `value` says the
@@ -354,7 +360,8 @@ def state_chip(
     (friction24b 9: a tooltip cannot be read on a phone): a popover, one per meaning on the page
     (state_meanings), opened by tap, click or keyboard, with or without a script; `tap=False` for a pill inside a
     link, which cannot hold a button (the session page's index of runs); `branch=True` for the pill of one branch
-    named beside it ("Branch 2: Agent's move · Working"), never the run's (chip_state)."""
+    named beside it ("Branch 2: Agent's move · Working"), never the run's (chip_state); `step=True` for one step's
+    own pill, which says an answered step "Answered", not the run's "Done" (states.STEP_DONE)."""
     state = str(state) if branch else chip_state(state, value)
     shown = _chip(state, value)
     if branch and isinstance(value, Whereabouts) and value.also:
@@ -362,6 +369,8 @@ def state_chip(
         # and while one is, this branch's agent is at work, or resending (a refused step that is yours sets no
         # `also`), so its state's usual move is its own.
         shown = states.pill(state, states.move(state))
+    if step and shown.state == "done":
+        shown = states.pill(state, shown.move, step=True)
     # Its one-line meaning as its tooltip and its accessible description (states.MEANINGS; friction22b B11: a hover
     # explains it, a screen reader too), first, so the rest reads as before; its colour family (data-tone:
     # states.tone) before its class.
@@ -381,6 +390,7 @@ def state_chip(
         return pill
     # The pill as it always was, inside a bare button that opens its meaning (dashboard.css .pill-tap).
     popover = f"means-{shown.state}-{shown.move}" + (f"-{shown.cause}" if shown.cause else "")
+    popover += "-step" if shown.words == states.STEP_DONE else ""  # not the run's Done meaning on the same page
     meanings.setdefault(popover, shown)
     return format_html('<button type="button" class="pill-tap" popovertarget="{}">{}</button>', popover, pill)
 

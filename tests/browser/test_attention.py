@@ -24,7 +24,7 @@ from tests.browser.layout import (
 )
 from tests.browser.timeline import assert_axis_reads, assert_times_said_one_way
 from tests.support import attention_sessions as made
-from tests.support.branched_review import blocked_review
+from tests.support.branched_review import blocked_review, node_id_of
 from tests.support.mcp_calls import start_workflow
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the live server thread sees the test's rows
@@ -108,6 +108,29 @@ def test_the_sessions_list_says_where_each_session_is(sized_page, console_log, s
     expect(waiting_links.last).to_have_text("review and reply")
     waiting_links.last.click()
     expect(sized_page).to_have_url(f"{site}/runs/{waiting.run_id}/#waiting_for_user-1")
+    console_log.assert_clean()
+
+
+def test_a_stalled_steps_resume_box_is_the_run_pages_stalled_box(
+    sized_page, console_log, site, service_catalog, quiet_after_30
+):
+    # Round 64: the run page's stalled box was amber and held the resume message; the step page's "Resume here"
+    # holding the same message was a white card. Both are the state's box: the message inside, the same colours.
+    with acting_as(Actor("", Door.STDIO, client_name="claude-code")):
+        stalled = made.stalled()
+    look = "e => ['backgroundColor', 'borderLeftColor', 'borderLeftWidth'].map(k => getComputedStyle(e)[k])"
+    visit(sized_page, f"{site}/runs/{stalled.run_id}/", "stalled-box-run")
+    panel = sized_page.locator(".state-panel.state-stalled")
+    expect(panel.locator(".copy-button")).to_have_text("Copy the resume message")
+    on_run = panel.evaluate(look)
+    visit(sized_page, f"{site}/nodes/{node_id_of(stalled.answer)}/", "stalled-box-step")
+    box = sized_page.locator("#resume-here")
+    expect(box.locator(".copy-button")).to_have_text("Copy the resume message")
+    assert box.evaluate(look) == on_run
+    assert on_run[0] != sized_page.locator("#recorded-title").evaluate(
+        "h => getComputedStyle(h.closest('.card')).backgroundColor"
+    )
+    assert_fits(sized_page)
     console_log.assert_clean()
 
 

@@ -306,6 +306,17 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         expect(page.locator("#run-status .badge")).to_have_text("Your move · Branch 1 replaced")
         expect(page.locator("#run-status .run-other")).to_have_text(re.compile(r"^Branch 2 · "))
         screenshot(page, "operator-fork-run-phone")
+        # Branch 1's step page says what the run page says to do, right after its pill (round 64: it said nothing).
+        stale = tokens.parse(tmp_path / "home", original["stateToken"], TokenKind.STATE).id
+        page.goto(f"{site}/nodes/{stale}/")
+        for size, name in ((PHONE.size, "operator-fork-replaced-step-phone"), (before, "operator-fork-replaced-step")):
+            page.set_viewport_size(size)
+            expect(page.locator("#step-state")).to_have_text("Your move · Replaced")
+            expect(page.locator("#run-also")).to_have_text("Tell its agent to stop")
+            step_pill, step_also = page.locator("#step-state").bounding_box(), page.locator("#run-also").bounding_box()
+            assert step_pill and step_also and step_also["y"] < step_pill["y"] + step_pill["height"]  # beside its pill
+            assert_fits(page)
+            screenshot(page, name)
         page.set_viewport_size(before)
         page.goto(f"{site}/sessions/")
         row = page.locator("tr.session-row").filter(has=page.locator(".badge.state-superseded"))

@@ -393,6 +393,32 @@ def test_a_branch_started_by_hand_is_where_the_agent_works_only_once_an_agent_an
     assert "Your move 1" in chips and "Agent&#x27;s move 0" in chips, chips
 
 
+def test_a_replaced_branchs_step_page_says_what_the_run_page_says_to_do(client, root):
+    # Round 64: the run page said "Tell its agent to stop" after the pill naming the replaced branch 1; branch 1's
+    # step page had the pill but no such words. Both say it right after the pill, from one include.
+    assert confirmed(client, root, edited(target="production"), "Ship it.").status_code == 302
+    child = Node.objects.filter(parent__public_id=int(root)).order_by("-created_at", "-pk").first()
+    assert child is not None
+    home = settings.WORKRAIL_HOME
+    continue_workflow(
+        stateToken=tokens.mint(home, TokenKind.STATE, child.public_id),
+        ackToken=tokens.mint(home, TokenKind.ACK, child.attempts.get().public_id),
+        output={"notesMarkdown": "Prepared the production release."},
+    )
+    replaced = Node.objects.filter(parent__public_id=int(root)).exclude(pk=child.pk).get()
+
+    def after_pill(text: str, start: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>", " ", html.unescape(text.split(start, 1)[1].split("</p>", 1)[0])).split())
+
+    run = client.get(f"/runs/{child.run.public_id}/").content.decode()
+    step = client.get(f"/nodes/{replaced.public_id}/").content.decode()
+    also = '<span class="run-also" id="run-also">Tell its agent to stop</span>'
+    assert also in run and also in step
+    assert after_pill(step, 'data-live-region="step-state">').startswith("Your move · Replaced Tell its agent to stop")
+    # The step of the branch at work says nothing of the kind.
+    assert 'id="run-also"' not in client.get(f"/nodes/{child.public_id}/").content.decode()
+
+
 def test_a_context_with_half_a_character_is_shown_as_a_mistake(client, root):
     response = client.post(f"/nodes/{root}/fork", {"context": '{"target": "\\ud800"}', "reason": "Ship it."})
     assert response.status_code in {200, 400}, response.status_code

@@ -36,15 +36,17 @@ def pill(text: str) -> str:
 
 def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(client, service_catalog):
     review = forked_review()
-    # The shared first step was answered: Done, though both branches that went on from it are not.
+    # The shared first step was answered: Answered, though both branches that went on from it are not (round 64: a
+    # step's "Done" read as the run's; runs and branches keep Done).
     first = page(client, f"/nodes/{node_id_of(review.answers[0])}/")
-    assert pill(first) == "done:Done"
+    assert pill(first) == "done:Answered"
     went_on = first.split('id="node-went-on"')[1].split("</ul>")[0]
     assert "Branches 1 and 2 now:" in went_on
     assert "state-running" in went_on and "state-done" in went_on
-    # A step on the finished branch only: Done, and its branch's Done said as where the branch is now.
+    # A step on the finished branch only: Answered, and its branch's Done said as where the branch is now.
     later = page(client, f"/nodes/{node_id_of(review.answers[3])}/")
-    assert pill(later) == "done:Done"
+    assert pill(later) == "done:Answered"
+    assert 'popovertarget="means-done-nobody-step"' in head(later) and "The agent answered this step" in later
     # Branch 1 went on from here, branch 2 did not: one list of where each stands (friction63a 5: "Branch 1 now:"
     # then "Other branches of this run" were two lists of branches).
     assert "Branches 1 and 2 now:" in later and "Other branches of this run" not in later
@@ -54,7 +56,7 @@ def test_each_step_s_header_says_its_own_state_and_its_branches_as_context(clien
     assert pill(tip) == "running:Agent&#x27;s move · Working"
     assert 'class="node-branches"' not in tip and "This is the branch's latest step." in tip
     assert "Other branches of this run" in tip
-    # The end of the finished branch.
+    # The end of the finished branch: no answered step, the branch's Done.
     assert pill(page(client, f"/nodes/{review.done_tip}/")) == "done:Done"
 
 
@@ -153,7 +155,7 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     start = start_workflow(REVIEW, context={"sessionKey": "MR-5", "changeRef": "MR !5"})
     advance(start, "Triaged.")
     text = page(client, f"/nodes/{node_id_of(start)}/")
-    assert pill(text) == "done:Done"
+    assert pill(text) == "done:Answered"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
     # The run's state in plain words after its name, not a second pill beside the step's (friction25a 13).
     assert now.startswith(": the agent is working</span>"), now

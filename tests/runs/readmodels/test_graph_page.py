@@ -240,6 +240,20 @@ def test_a_run_of_one_branch_is_a_stepper_with_its_shown_step_marked_once():
     assert [row.state for row in section.rows] == ["done", "running"]
 
 
+def test_a_canceled_runs_last_step_is_where_it_stopped_not_the_current_step():
+    # Round 64: the last pill of a canceled run's strip was outlined as the step an agent works on. A canceled
+    # run has no current step: that pill is drawn in its state's colour, and no row is marked current.
+    detail = straight(3, shown="2")
+    story = graph_story.told(detail.graph)
+    (section,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"2": "canceled"}, story)
+    assert [row.state for row in section.rows] == ["done", "done", "canceled"]
+    # A step's pill says "Answered", never the run's "Done" (round 64: it read as the run's end).
+    assert [row.state_label for row in section.rows] == ["Answered", "Answered", "Canceled"]
+    assert not any(row.is_current for row in section.rows)
+    (working,) = branch_sections(detail, "/r/", lambda node: f"/n/{node.node_id}/", {"2": "running"}, story)
+    assert working.rows[-1].is_current
+
+
 def test_the_phone_list_leaves_out_the_straight_stretch_the_drawing_leaves_out():
     detail = straight(30, shown="29")
     (section,) = branch_sections(
