@@ -330,6 +330,22 @@ def test_the_newest_cluster_kept_on_the_span_never_covers_the_one_before_it():
         assert places[-1] <= 100 - timeline_page.INSET + 0.01
 
 
+def test_a_numbered_dots_list_links_each_of_its_steps_to_its_page():
+    # friction64: the list under the axis named a numbered dot's steps in plain text, so a phone (no tooltip) could
+    # reach none of them; each entry links to its step's page, as the graph's cards do.
+    moments = [T0 + timedelta(milliseconds=10 * i) for i in range(3)] + [T0 + timedelta(seconds=60)]
+    marks = {
+        "r1": [NodeMark(m, "done", f"Step {i}: Answered", f"Step {i}", node=f"70{i}") for i, m in enumerate(moments)]
+    }
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 4, first_at=moments[0], last_at=moments[-1])
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW, "/nodes/NODE/")
+    for dots in (page.rows[0].dots, page.rows[0].narrow_dots):
+        assert dots[0].steps == tuple(timeline_page.ClusterStep(f"Step {i}", f"/nodes/70{i}/") for i in range(3))
+    # Without a node, or without the URL, the entry stays words.
+    plain = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW)
+    assert [step.href for step in plain.rows[0].dots[0].steps] == ["", "", ""]
+
+
 def test_a_page_without_numbered_dots_has_no_legend_for_them():
     lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=T0 + timedelta(seconds=60))
     marks = {"r1": [NodeMark(T0, "done", "Step 1"), NodeMark(T0 + timedelta(seconds=60), "done", "Step 2")]}
