@@ -25,7 +25,8 @@ TEXT_FOLDS = """() => {
     + " > summary, .nav-more summary, #catalog-problems > summary";
   const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
   const lum = (c) => { const [r, g, b] = rgb(c).map((v) => v / 255)
-    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   const behind = (e) => { for (let n = e; n; n = n.parentElement) { const c = getComputedStyle(n).backgroundColor;
     if (rgb(c).length < 4 || rgb(c)[3] > 0) return c; } return "rgb(255, 255, 255)"; };
   return [...document.querySelectorAll("details > summary")]

@@ -59,7 +59,6 @@ def samples(forked, blocked, looped) -> Samples:
     return Samples(forked, blocked, looped)
 
 
-
 # The boxes drawn around a focused control, by their colour: its outline, its own border and its ::after's (a phone's
 # small box inside a 44 px tap area); and the page's focus colour.
 FOCUS_BOXES = """e => {
