@@ -45,7 +45,6 @@ The door gives the run page's URL with RUN in place of the run id, and the marks
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -73,11 +72,16 @@ CUT_SHARE = 30.0
 # than this many seconds and than this share of the span the dots take; else the axis runs to now to scale.
 BREAK_AFTER = 10 * 60
 BREAK_SHARE = 0.5
-# Beside a break, the activity takes the track's width to scale, and at least this many seconds (a zoomed axis's
-# shortest, time_axis.ZOOM_FROM): steps a moment apart stand close, in one numbered dot, and the axis has ticks a few
-# seconds apart, to the second (friction60a 10: two steps 15 ms apart stood 600 px apart, the axis one label). Five
+# Before a break at the axis's end, the activity takes the track's width to scale, and at least this many seconds:
+# steps a moment apart stand close, in one numbered dot, and the zoomed axis (time_axis.ZOOM_UNDER) has three ticks
+# or more, to the second (friction60a 10: two steps 15 ms apart stood 600 px apart, the axis one label). Five
 # minutes, from before the axis could zoom, put 20 s of steps in the track's first tenth (friction64).
-MIN_SHOWN = float(time_axis.ZOOM_FROM)
+MIN_SHOWN = 30.0
+# After a break before the axis's end, the track draws at least this many seconds to scale: a burst of steps a few
+# seconds apart spreads over the track (friction62a 3), and the axis there is to the minute, as its start's label
+# before the break is (a span under time_axis.ZOOM_UNDER is said to the second: "4:07 AM" beside "4:55:30 AM"; and
+# to the second the start's label is too wide for its room before the "//" on a phone).
+SHOWN_AFTER_BREAK = 3 * 60
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
 # by at least this many seconds and this share of it: "no new step for 6.1 s" over "last step 6.0 s ago" is noise.
 QUIET_MARGIN = 1.0
@@ -496,7 +500,7 @@ def quiet_stretch(moments: list[datetime]) -> tuple[datetime, datetime] | None:
     if ends == moments[-1]:
         begins += timedelta(seconds=max(MIN_SHOWN - (total - quiet), 0.0))
     else:
-        ends -= timedelta(seconds=max(MIN_SHOWN - (moments[-1] - ends).total_seconds(), 0.0))
+        ends -= timedelta(seconds=max(SHOWN_AFTER_BREAK - (moments[-1] - ends).total_seconds(), 0.0))
     return (begins, ends) if ends > begins else None
 
 
@@ -661,26 +665,20 @@ def timeline_page(
     for begins, until_ in stretches:
         newer = newest if until_ > newest else None
         axis = time_axis.axis(begins, until_, newest=newer)
-        narrow = time_axis.dot_ticks(begins, until_, newest=newer)
+        # Beside a break the stretch takes part of the width (the rest is the cut's): its labels keep their room.
+        share = (place(until_) - place(begins)) / width if cut is not None else 1.0
+        narrow = time_axis.dot_ticks(begins, until_, newest=newer, share=max(share, 1e-3))
         both = {(tick.at, tick.label) for tick in narrow}
         shown += [(tick, "" if (tick.at, tick.label) in both else "wide", axis.step) for tick in axis.ticks]
         wide = {(t.at, t.label) for t in axis.ticks}
         shown += [(tick, "narrow", axis.step) for tick in narrow if (tick.at, tick.label) not in wide]
     # In order along the axis: times.js says a tick's day where it differs from the one shown before it.
     shown.sort(key=lambda item: item[0].at)
-    # Where a stretch beside a break is zoomed (seconds of steps), every label is to the second, the one before the
-    # break too: never "4:07 AM" beside "4:55:30 AM".
-    zoomed = any(
-        time_axis.unit_for((until_ - begins).total_seconds()) < time_axis.MINUTE for begins, until_ in stretches
-    )
     ticks = []
     for tick, only, every in shown:
         along = fraction(tick.at)
         anchor = "start" if along < 0.1 else "end" if along > 0.9 else "middle"
         step = every if tick.precision is None else tick.precision
-        if zoomed and step >= time_axis.MINUTE and not tick.day:
-            step = 1.0
-            tick = dataclasses.replace(tick, label=time_axis.clock_label(tick.at, step))
         # "01 Dec 06:00", "25 Nov": time_axis says the day where it turns or the span covers days.
         ticks.append(
             TimelineTick(f"{place(tick.at):.2f}%", tick.label, tick.at.isoformat(), step, anchor, only, tick.day)
