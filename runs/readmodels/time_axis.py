@@ -168,11 +168,17 @@ DATED_ROOM = 0.5  # when each label says its day too ("Nov 30 6:00 PM", ~100 px)
 NOW_ROOM = 0.25
 
 
-def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None) -> list[Tick]:
+# A clock time to the second ("10:03:21 AM") is about this much wider than one to the minute ("10:03 AM").
+SECONDS_WIDER = 1.4
+
+
+def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None, share: float = 1.0) -> list[Tick]:
     """A phone's axis (friction59 T 2: a phone has no tooltip, and its round ticks stood away from the dots): the
     first step's clock time under the first dot, the newest step's under the newest dot (`newest`, when the
     axis runs on to now; else the end), and the round moments of `axis` that stand clear of both and of "now",
-    each to the minute, never two with the same words."""
+    each to the minute, never two with the same words. `share`: the part of the axis's width the span takes, beside
+    a break (the timeline's stretch drawn to scale): zoomed, its labels to the second keep their room in pixels
+    (friction64: two of them stood 2 px apart on a phone)."""
     start, end = start.astimezone(UTC), end.astimezone(UTC)
     span = (end - start).total_seconds()
     unit = unit_for(span)
@@ -181,6 +187,8 @@ def dot_ticks(start: datetime, end: datetime, *, newest: datetime | None = None)
         return [first]
     mark = newest_mark(start, span, newest if newest is not None else end)
     room = DATED_ROOM if span >= DAY else NARROW_ROOM
+    if share < 1 and unit < MINUTE:
+        room = room / share * SECONDS_WIDER
     # "now" ends an axis that runs past the newest step: a centred label stays this far from it.
     limit = 1 - NOW_ROOM if newest is not None else 1.0
     chosen = [first]

@@ -53,6 +53,10 @@ class NodeMark:
     # read (attention.move_of_blocked): a refused step the agent retries is the agent's blue, red once yours
     # (friction60b 12: the timeline drew it red beside a blue pill and a blue "!" chip).
     tone: states.Tone = "nobody"
+    # The node whose page tells this step (its public id): the node itself, or for a step redone after a rewind the
+    # node whose step it answered again, as the graph's card links it (graph_story.stored). A numbered dot's list
+    # links each step there (friction64: the list was plain text, each step a dead end on a phone).
+    node: str = ""
 
 
 NodeKind = Literal["answered", "unanswered", "checkpoint", "end"]
@@ -107,7 +111,9 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             words = f"{where}: {said}{branch} · {moment.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
             tone = states.tone(state, tip_move.get(pk) or states.move(state))
-            run_marks.append(NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone))
+            run_marks.append(
+                NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone, str(row.public_id))
+            )
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and
         # counts as a step answered: the timeline's figures are the graph's (friction15 1).
@@ -117,7 +123,11 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             at = tree.nodes[child].created_at
             words = f"{again}: {ANSWERED}{branch} · {at.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(child).number if several else None
-            run_marks.append(NodeMark(at, "done", words, f"{again}{branch}", "answered", number))
+            run_marks.append(
+                NodeMark(
+                    at, "done", words, f"{again}{branch}", "answered", number, node=str(tree.nodes[host].public_id)
+                )
+            )
         found[tree.run.public_id] = sorted(run_marks, key=lambda mark: mark.at)
     return found
 

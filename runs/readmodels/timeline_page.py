@@ -72,12 +72,15 @@ CUT_SHARE = 30.0
 # than this many seconds and than this share of the span the dots take; else the axis runs to now to scale.
 BREAK_AFTER = 10 * 60
 BREAK_SHARE = 0.5
-# Before a break, the track draws at least this many seconds to scale (friction60a 10: two steps under a minute
-# apart stood 600 px apart, the axis one label): steps close in time stand close, and round ticks give a scale.
-MIN_SHOWN = 5 * 60
+# Before a break at the axis's end, the activity takes the track's width to scale, and at least this many seconds:
+# steps a moment apart stand close, in one numbered dot, and the zoomed axis (time_axis.ZOOM_UNDER) has three ticks
+# or more, to the second (friction60a 10: two steps 15 ms apart stood 600 px apart, the axis one label). Five
+# minutes, from before the axis could zoom, put 20 s of steps in the track's first tenth (friction64).
+MIN_SHOWN = 30.0
 # After a break before the axis's end, the track draws at least this many seconds to scale: a burst of steps a few
 # seconds apart spreads over the track (friction62a 3), and the axis there is to the minute, as its start's label
-# before the break is (a span under time_axis.ZOOM_UNDER is said to the second: "4:07 AM" beside "4:55:30 AM").
+# before the break is (a span under time_axis.ZOOM_UNDER is said to the second: "4:07 AM" beside "4:55:30 AM"; and
+# to the second the start's label is too wide for its room before the "//" on a phone).
 SHOWN_AFTER_BREAK = 3 * 60
 # A standing row says its own quiet stretch on its tail when it is longer than the session's (under the axis)
 # by at least this many seconds and this share of it: "no new step for 6.1 s" over "last step 6.0 s ago" is noise.
@@ -99,6 +102,15 @@ SQUARE: frozenset[StateName] = frozenset({"paused"})
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterStep:
+    """One node of a numbered dot, as its list names it: its step's place and title, and a link to its step's page
+    (friction64: the list was plain text, so a phone, which has no tooltip, reached no step from a numbered dot)."""
+
+    words: str  # "Review api · step 4 of 8 · round 1 of 2 (branch 2)"
+    href: str = ""  # the step's page; "" where the mark names no node
+
+
+@dataclass(frozen=True, slots=True)
 class TimelineDot:
     at: str  # where on the track
     state: StateName  # its colour (dashboard.css: dot-<state>): the state of every node it stands for
@@ -108,7 +120,7 @@ class TimelineDot:
     # node was made, "3 steps within 20 ms", and each node's step, oldest first.
     since: datetime | None = None
     within: str = ""
-    steps: tuple[str, ...] = ()
+    steps: tuple[ClusterStep, ...] = ()
     said: str = ""  # a numbered dot's state in words, with the branches it mixes (cluster_state)
     tone: states.Tone = "nobody"  # its colour family, its nodes' (NodeMark.tone): a refused step's blue or red
     checkpoint: bool = False  # checkpoints only (`is_checkpoint`): drawn as the graph draws them, a ◆
@@ -290,12 +302,16 @@ class _Cluster:
 
 
 def merged(
-    marks: list[NodeMark], fraction: Callable[[datetime], float], gap: float, width: float = 100 - 2 * INSET
+    marks: list[NodeMark],
+    fraction: Callable[[datetime], float],
+    gap: float,
+    width: float = 100 - 2 * INSET,
+    node_url: str = "",
 ) -> list[TimelineDot]:
     """The marks' dots, oldest first; a mark closer than `gap` (percent of the track) to the last dot of the
     cluster before it joins that cluster, which stays at its first mark's place and draws a dot per state it
     holds, `gap` apart, so that the dots drawn are `gap` apart and each has one state. `width`: the share of
-    the track the span takes (at)."""
+    the track the span takes (at). `node_url`: a step page's URL with NODE in place of the node id."""
     clusters: list[_Cluster] = []
     for mark in sorted(marks, key=lambda mark: mark.at):
         place = INSET + min(max(fraction(mark.at), 0.0), 1.0) * width
@@ -324,7 +340,12 @@ def merged(
             said = f"{CHECKPOINT}s" if checkpoint else cluster_state(state, members)
             # The state a label in brackets, not a capital mid-sentence (friction19a 5: "within a second, Answered").
             words = f"{within} ({said}): " + "; ".join(mark.words for mark in members)
-            steps = tuple(mark.what or mark.words for mark in members)
+            steps = tuple(
+                ClusterStep(
+                    mark.what or mark.words, node_url.replace("NODE", mark.node) if node_url and mark.node else ""
+                )
+                for mark in members
+            )
             tone = members[-1].tone  # the newest's: a merged dot's last node is the one a state can still change
             dots.append(
                 TimelineDot(at_, state, words, len(members), members[0].at, within, steps, said, tone, checkpoint)
@@ -489,8 +510,10 @@ def timeline_page(
     selected_run: str | None,
     marks: dict[str, list[NodeMark]],
     now: datetime,
+    node_url: str = "",
 ) -> TimelinePage:
-    """`now`: the present, where a session with a run that still stands reaches to (after the gap)."""
+    """`now`: the present, where a session with a run that still stands reaches to (after the gap); `node_url`: a
+    step page's URL with NODE in place of the node id, which a numbered dot's list links each of its steps to."""
     names = {run.run_id: run.workflow_name for run in detail.runs}
     standing = {run.run_id for run in detail.runs if run.state in STANDING}
     # Only a session whose runs all ended says how long it "took" (friction63a 3: "took under a minute" over two
@@ -591,7 +614,8 @@ def timeline_page(
         own = marks.get(lane.run_id, [])
         counted = StepCounts.of(own)
         total = counted if total is None else total + counted
-        dots, narrow_dots = merged(own, fraction, MERGE_WIDE, width), merged(own, fraction, MERGE_NARROW, width)
+        dots = merged(own, fraction, MERGE_WIDE, width, node_url)
+        narrow_dots = merged(own, fraction, MERGE_NARROW, width, node_url)
         if quiet:
             # Ending where its tail ends, at now, as far from its newest dot as drawn at either width as it can
             # stand; a tail too short for them has them on a line under the track (r63: "no new step for 24 min"
@@ -641,7 +665,9 @@ def timeline_page(
     for begins, until_ in stretches:
         newer = newest if until_ > newest else None
         axis = time_axis.axis(begins, until_, newest=newer)
-        narrow = time_axis.dot_ticks(begins, until_, newest=newer)
+        # Beside a break the stretch takes part of the width (the rest is the cut's): its labels keep their room.
+        share = (place(until_) - place(begins)) / width if cut is not None else 1.0
+        narrow = time_axis.dot_ticks(begins, until_, newest=newer, share=max(share, 1e-3))
         both = {(tick.at, tick.label) for tick in narrow}
         shown += [(tick, "" if (tick.at, tick.label) in both else "wide", axis.step) for tick in axis.ticks]
         wide = {(t.at, t.label) for t in axis.ticks}

@@ -880,8 +880,10 @@ class TimelineContext(TypedDict):
 def session_timeline(
     detail: SessionDetail, selected_run: str | None, marks: dict[str, list[timeline_marks.NodeMark]]
 ) -> TimelineContext:
-    """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run URL."""
-    laid_out = timeline_page.timeline_page(detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now())
+    """The timeline as runs/readmodels/timeline_page.py laid it out; this tag gives it the run and step URLs."""
+    laid_out = timeline_page.timeline_page(
+        detail, reverse("run", args=["RUN"]), selected_run, marks, timezone.now(), reverse("node", args=["NODE"])
+    )
     return {
         "rows": laid_out.rows,
         "ticks": laid_out.ticks,

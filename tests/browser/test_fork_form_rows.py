@@ -32,6 +32,30 @@ def changes_place(page, editor: str) -> str:
     return "under"
 
 
+# The gaps (px) between the fork form's parts that stood touching at 390 px (friction64): each row's fields and button
+# side by side, row after row, "Add a value" after the last row, "What changes" after it, "Why" and its field.
+FORM_GAPS = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const one = (s) => box(document.querySelector(s));
+  const gaps = {};
+  const rows = [...document.querySelectorAll("#fork-row-list .fork-row")];
+  rows.forEach((row, i) => {
+    const parts = [...row.querySelectorAll("input, button")].map(box);
+    parts.slice(1).forEach((b, j) => { gaps[`row ${i} across ${j}`] = b.left - parts[j].right; });
+    if (i) gaps[`row ${i} under row ${i - 1}`] = box(row.querySelector("input")).top
+      - box(rows[i - 1].querySelector("input")).bottom;
+  });
+  const last = box(rows[rows.length - 1].querySelector("input"));
+  gaps["add a value"] = one("#fork-add").top - last.bottom;
+  // Under the rows on a phone; beside them on a desktop, a column's gap apart.
+  gaps["what changes"] = one("#fork-changes").left > one("#fork-add").right
+    ? one("#fork-changes").left - one("#fork-rows").right : one("#fork-changes").top - one("#fork-add").bottom;
+  gaps["why and its field"] = one("#fork-reason").top - one("label[for=fork-reason]").bottom;
+  gaps["why after the editors"] = one("label[for=fork-reason]").top - one("#fork-editors").bottom;
+  return gaps;
+}"""
+
+
 def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_preview_is_the_json_ways(
     sized_page, console_log, site, service_catalog
 ):
@@ -101,6 +125,10 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     expect(page.locator("#fork-changes li")).to_have_text(['target: "staging" → "production"', 'region: added, "eu"'])
     keep_screenshot(page, "fork-rows")
     assert_fits(page)
+    # Nothing touches: fields and buttons a gap apart, the form's parts set apart as its fields are (friction64).
+    gaps = page.evaluate(FORM_GAPS)
+    tight = {name: gap for name, gap in gaps.items() if gap < (4 if name == "why and its field" else 8)}
+    assert not tight, tight
     rows_place = changes_place(page, "#fork-rows")
     assert rows_place == ("beside" if page.viewport_size["width"] > 640 else "under")
     page.get_by_role("button", name="Remove region").click()

@@ -27,12 +27,15 @@ TIMES = """() => [...document.querySelectorAll("time")].map((t) => ({
 }))"""
 
 
-def local_clock(page: Any, iso: str, day: bool = False) -> str:
+def local_clock(page: Any, iso: str, day: bool = False, seconds: bool = False) -> str:
     """What times.js writes for a moment in New York with an en-GB locale: the clock ("14:05", as the
-    timeline's axis says it), or with `day` the day and the clock, as the `time` form says it ("28 Nov, 14:05").
-    The browser's own Intl in New York's zone, named explicitly (it writes the hour 0 as "0:11", not "00:11")."""
-    options = "{hour: 'numeric', minute: '2-digit', timeZone: zone" + (
-        ", day: 'numeric', month: 'short'}" if day else "}"
+    timeline's axis says it; with `seconds` "14:05:30", as a zoomed axis does), or with `day` the day and the clock,
+    as the `time` form says it ("28 Nov, 14:05"). The browser's own Intl in New York's zone, named explicitly (it
+    writes the hour 0 as "0:11", not "00:11")."""
+    options = (
+        "{hour: 'numeric', minute: '2-digit', timeZone: zone"
+        + (", second: '2-digit'" if seconds else "")
+        + (", day: 'numeric', month: 'short'}" if day else "}")
     )
     return str(
         page.evaluate(
@@ -126,15 +129,16 @@ def test_times_are_local_with_utc_in_the_tooltip(new_york, console_log, site, se
     page.goto(f"{site}/sessions/{stalled.session_id}/#timeline")
     times_on(page)
     # The timeline's span on the reader's clock too: its steps read 22:10, so must the axis's ticks. Its steps
-    # came within a second, 45 minutes ago: the axis draws minutes to scale before its break (friction60a 10),
-    # each tick to the minute on the reader's clock ("17:10" in New York, as the page writes times: friction59 T
-    # 1); the quiet since is a gap at its end, which the summary line says in words.
+    # came within a second, 45 minutes ago: the axis draws ten seconds to scale before its break (friction60a 10,
+    # 64), each tick to the second on the reader's clock ("17:10:05" in New York, as the page writes a zoomed
+    # axis); the quiet since is a gap at its end, which the summary line says in words.
     ticks = page.locator("svg.tl-axis text.tl-tick")
     assert ticks.count() >= 2
     for tick in ticks.all():
         # A tick on another day than the one before it says its day first ("1 Dec 0:00"): near midnight in New
         # York (05:00-06:00 UTC) the 45 minutes cross it, so the clock must end the label, the day may lead it.
-        clock = re.escape(local_clock(page, tick.get_attribute("data-tick-at") or ""))
+        zoomed = float(tick.get_attribute("data-tick-step") or "60") < 60
+        clock = re.escape(local_clock(page, tick.get_attribute("data-tick-at") or "", seconds=zoomed))
         expect(tick).to_have_text(re.compile(rf"^(\d{{1,2}} \w{{3}},? )?{clock}$"))
     summary = page.locator("#timeline > summary .fold-parts")
     expect(summary).to_have_text(re.compile(r"\s·\sstarted .+\s·\slast step 45 min ago\s*$"))

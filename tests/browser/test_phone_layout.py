@@ -327,6 +327,8 @@ def test_timeline_dots_are_readable_never_cover_each_other_and_have_clock_times(
     expect(entry).to_be_visible()
     expect(entry).to_contain_text(re.compile(r"\d+ steps?[^:]* within "))
     expect(entry.locator("ol > li")).to_have_count(count)
+    # Each of them a link to its step's page (friction64: plain text, a dead end on a phone).
+    expect(entry.locator("ol > li > a[href^='/nodes/']")).to_have_count(count)
     # The first answer the summary says is the first dot's moment, as the list of its steps says it.
     said = fold.locator("> summary .tl-pair").nth(1).locator("time")
     expect(said).to_have_attribute("datetime", entry.locator("time").first.get_attribute("datetime") or "")

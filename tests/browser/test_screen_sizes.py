@@ -59,6 +59,23 @@ def samples(forked, blocked, looped) -> Samples:
     return Samples(forked, blocked, looped)
 
 
+# The boxes drawn around a focused control, by their colour: its outline, its own border and its ::after's (a phone's
+# small box inside a 44 px tap area); and the page's focus colour.
+FOCUS_BOXES = """e => {
+  const own = getComputedStyle(e), after = getComputedStyle(e, "::after");
+  const drawn = [];
+  if (own.outlineStyle !== "none" && parseFloat(own.outlineWidth) > 0) drawn.push(own.outlineColor);
+  if (parseFloat(own.borderTopWidth) > 0 && own.borderTopColor !== "rgba(0, 0, 0, 0)") drawn.push(own.borderTopColor);
+  if (after.content !== "none" && parseFloat(after.borderTopWidth) > 0) drawn.push(after.borderTopColor);
+  const probe = document.createElement("span");
+  probe.style.color = "var(--focus)";
+  document.body.append(probe);
+  const focus = getComputedStyle(probe).color;
+  probe.remove();
+  return {focused: e.matches(":focus-visible"), drawn, focus};
+}"""
+
+
 def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
     visit(sized_page, site + "/sessions/", "sessions")
     # The state leads: its own column on a desktop; on a phone the card's first line, beside the name, with
@@ -164,6 +181,15 @@ def test_a_session_with_a_forked_run(sized_page, console_log, site, forked):
             " return {tap: b.height, box: s.content === 'none' ? b.height : parseFloat(s.height)}; }"
         )
         assert box["box"] <= 32 and box["tap"] >= (44 if phone_size else 0), (control, box)
+        if phone_size:
+            # Focused from the keyboard, one box is drawn, in the focus colour: not the page's ring around the tap
+            # area as well as the small box inside it (friction64: the Export menu's double box).
+            sized_page.locator(control).focus()
+            sized_page.keyboard.press("Shift+Tab")
+            sized_page.keyboard.press("Tab")
+            boxes = sized_page.locator(control).evaluate(FOCUS_BOXES)
+            assert boxes["focused"] and len(boxes["drawn"]) == 1, (control, boxes)
+            assert boxes["drawn"][0] == boxes["focus"], (control, boxes)
     # The shown run's card in the runs column counts its branches as the others do (friction19a 14), beside
     # the run on a desktop; on a phone its row is its name, the run's card under it (friction32 1).
     shown_meta = sized_page.locator(".runs-nav a.run-link[aria-current=page] .run-meta")

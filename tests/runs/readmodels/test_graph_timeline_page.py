@@ -93,9 +93,9 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     (row,) = page.rows
     assert row.took == "45\xa0min · 2 steps reached (1 answered)" and "so far" not in row.tooltip
     assert "2026-11-28 22:00:00 UTC to 2026-11-28 22:00:00 UTC (under a minute), still going" in row.tooltip
-    # The track draws MIN_SHOWN to scale, then a gap of GAP_SHARE to now (the dashed tail, after a break): the two
-    # nodes 15 ms apart stand close (friction60a 10: they stood 600 px apart), never squeezed left of a dashed
-    # line 45 minutes long either.
+    # The track draws MIN_SHOWN (half a minute) to scale, then a gap of GAP_SHARE to now (the dashed tail, after a
+    # break): the two nodes 15 ms apart stand close (friction60a 10: they stood 600 px apart), never squeezed left
+    # of a dashed line 45 minutes long either.
     recorded_end = f"{100 - timeline_page.INSET - timeline_page.GAP_SHARE:.2f}%"
     places = [float(dot.at.rstrip("%")) for dot in row.dots]
     assert places[0] == 1.5 and places[1] - places[0] < 2 * timeline_page.MERGE_WIDE, places
@@ -105,11 +105,11 @@ def test_a_stalled_run_spans_its_steps_and_reaches_on_to_now_after_a_gap():
     # (whole minutes, as a person counts). No "steps took 15 ms" (friction16b 3), and no "waiting 45 min for
     # you": whose move it is, and since when, is the status line's (friction16b 4).
     assert page.summary.text == "2 steps reached (1 answered) · started 22:00 UTC · last step 44 min ago"
-    # The axis before the break has a scale: round minutes, at least two of them (friction60a 10, 60b 8: one label
-    # under a long track), each once, none past the break.
+    # The axis before the break has a scale: round moments, at least two of them (friction60a 10, 60b 8: one label
+    # under a long track), each once, none past the break; seconds apart, zoomed to the second (friction64).
     wide = [tick.label for tick in page.ticks if tick.only != "narrow"]
     narrow = [tick.label for tick in page.ticks if tick.only != "wide"]
-    assert wide[:2] == ["22:00", "22:01"] and len(narrow) >= 2, (wide, narrow)
+    assert wide[:2] == ["22:00:00", "22:00:05"] and len(narrow) >= 2, (wide, narrow)
     assert max(float(tick.at.rstrip("%")) for tick in page.ticks) <= float(recorded_end.rstrip("%"))
     # The summary says how long nothing was recorded, not the axis (no "45 min with no step" under "now"); the
     # row's tail says it too, as every stalled row's does (friction63a 9: a stalled row's dashed line had no words
@@ -224,8 +224,8 @@ def test_each_rows_duration_is_measured_on_the_axis_span_first_step_to_newest():
     assert not hasattr(page, "title")
     assert page.caption.endswith("· 3 min")
     # Each row's ends sit on the axis where its first and newest steps' clock times are: three minutes of steps
-    # drawn on a scale of MIN_SHOWN (five) before the break.
-    recorded_end = round(timeline_page.INSET + (97 - timeline_page.GAP_SHARE) * 3 / 5, 2)
+    # take the track's width before the break (friction64: five minutes drawn put short activity in a corner).
+    recorded_end = round(timeline_page.INSET + (97 - timeline_page.GAP_SHARE), 2)
     ticks = {tick.label: float(tick.at.rstrip("%")) for tick in page.ticks}
     assert ticks["22:00"] == timeline_page.INSET and ticks["22:03"] == recorded_end
     assert [(row.start, row.end) for row in page.rows] == [
@@ -328,6 +328,22 @@ def test_the_newest_cluster_kept_on_the_span_never_covers_the_one_before_it():
         places = [float(dot.at.rstrip("%")) for dot in dots]
         assert all(b - a >= gap - 0.01 for a, b in itertools.pairwise(places)), places
         assert places[-1] <= 100 - timeline_page.INSET + 0.01
+
+
+def test_a_numbered_dots_list_links_each_of_its_steps_to_its_page():
+    # friction64: the list under the axis named a numbered dot's steps in plain text, so a phone (no tooltip) could
+    # reach none of them; each entry links to its step's page, as the graph's cards do.
+    moments = [T0 + timedelta(milliseconds=10 * i) for i in range(3)] + [T0 + timedelta(seconds=60)]
+    marks = {
+        "r1": [NodeMark(m, "done", f"Step {i}: Answered", f"Step {i}", node=f"70{i}") for i, m in enumerate(moments)]
+    }
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0] * 4, first_at=moments[0], last_at=moments[-1])
+    page = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW, "/nodes/NODE/")
+    for dots in (page.rows[0].dots, page.rows[0].narrow_dots):
+        assert dots[0].steps == tuple(timeline_page.ClusterStep(f"Step {i}", f"/nodes/70{i}/") for i in range(3))
+    # Without a node, or without the URL, the entry stays words.
+    plain = timeline_page.timeline_page(detail(lane), "/runs/RUN/", None, marks, NOW)
+    assert [step.href for step in plain.rows[0].dots[0].steps] == ["", "", ""]
 
 
 def test_a_page_without_numbered_dots_has_no_legend_for_them():
@@ -530,6 +546,23 @@ def test_a_quiet_stretch_before_the_first_answer_is_cut_out_so_that_the_activity
     assert row.start == "1.50%"
     # Its line runs from before the break to after it: the break's "//" is drawn on it too (friction63b 6).
     assert row.broken
+
+
+def test_seconds_of_steps_beside_a_long_quiet_stretch_spread_over_the_track_on_a_zoomed_axis():
+    # Friction64: 20 s of steps, then 45 min without one: five minutes drawn to scale before the break put every dot
+    # in the track's first tenth. The activity takes the track's width up to the break, on an axis to the second.
+    moments = [T0 + timedelta(seconds=s) for s in (0, 10, 20)]
+    lane = TimelineLane(run_id="r1", label="x", points=[0.0, 1.0], first_at=T0, last_at=moments[-1])
+    marks = {"r1": [NodeMark(m, "done", f"Step {i}") for i, m in enumerate(moments[:-1])]}
+    marks["r1"].append(NodeMark(moments[-1], "stalled", "Step 3", kind="unanswered"))
+    page = timeline_page.timeline_page(
+        detail(lane, state="stalled"), "/runs/RUN/", None, marks, T0 + timedelta(minutes=45)
+    )
+    places = [float(dot.at.rstrip("%")) for dot in page.rows[0].dots]
+    gap = float(page.gap.rstrip("%"))
+    assert places[0] == timeline_page.INSET and places[-1] > 0.6 * gap, (places, gap)
+    wide = [tick.label for tick in page.ticks if tick.only != "narrow"]
+    assert len(wide) >= 3 and all(len(label) == len("22:00:10") for label in wide), wide
 
 
 def test_a_refused_steps_dot_is_marked_as_the_progress_strips_chip_is():

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from runs.readmodels import time_axis
 from runs.readmodels.time_axis import MAX_TICKS, START_ROOM, axis, dot_ticks, ticks
 
 START = datetime(2026, 11, 25, 14, 3, 17, tzinfo=UTC)
@@ -165,3 +166,15 @@ def test_an_axis_running_to_now_keeps_its_ticks_on_a_regular_grid():
 def test_a_phones_axis_says_the_dots_own_times(span, newest, labels):
     found = dot_ticks(START, START + span, newest=None if newest is None else START + newest)
     assert [(tick.label, round(tick.fraction, 2)) for tick in found] == labels
+
+
+def test_a_phones_ticks_beside_a_break_keep_their_room_in_pixels_to_the_second_too():
+    # Friction64: beside a break a zoomed stretch takes three quarters of a phone's axis, and its labels to the second
+    # ("10:03:21 AM") are wider than to the minute: two of them stood 2 px apart. Their room grows with both.
+    start = datetime(2026, 12, 1, 10, 3, 21, 200000, tzinfo=UTC)
+    end, newest = start + timedelta(seconds=30), start + timedelta(seconds=1)
+    whole = [tick.fraction for tick in time_axis.dot_ticks(start, end, newest=newest)]
+    beside = [tick.fraction for tick in time_axis.dot_ticks(start, end, newest=newest, share=0.73)]
+    room = time_axis.NARROW_ROOM / 0.73 * time_axis.SECONDS_WIDER
+    assert len(beside) >= 2 and all(b - a >= room for a, b in itertools.pairwise(beside)), beside
+    assert any(b - a < room for a, b in itertools.pairwise(whole)), whole  # the whole axis's own rule, unchanged

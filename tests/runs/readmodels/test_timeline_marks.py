@@ -76,3 +76,20 @@ def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries
     found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
     assert [(mark.state, mark.tone) for mark in found[retrying.run_id]] == [("done", "nobody"), ("blocked", "agents")]
     assert found[stopped.run_id][-1].tone == "trouble"
+
+
+def test_each_mark_names_the_node_whose_page_tells_its_step_a_redo_its_hosts_as_the_graph_links_it(service_catalog):
+    # friction64: a numbered dot's list linked no step; its entries link where each mark's node is told.
+    forked = two_runs_one_forked_twice()
+    trees = overview.session_trees(forked.session_id)
+    review = timeline_marks.marks(trees.values(), {forked.review_run: "needs_you"})[forked.review_run]
+    nodes = {
+        str(pk) for pk in Node.objects.filter(run__public_id=forked.review_run).values_list("public_id", flat=True)
+    }
+    assert all(mark.node in nodes for mark in review)
+    plain = [mark for mark in review if "↺ redone" not in mark.what]
+    assert len({mark.node for mark in plain}) == len(plain) == 11  # each node its own page
+    # A step redone after a rewind is told on the page of the step it answered again (its "Redo on branch" card).
+    for redo in (mark for mark in review if "↺ redone" in mark.what):
+        host = next(mark for mark in plain if redo.what.startswith(mark.what.split(" (branch")[0]))
+        assert redo.node == host.node, (redo.what, host.what)
