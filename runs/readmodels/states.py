@@ -347,6 +347,11 @@ class Meaning:
         return word(self.state, self.move, self.cause)
 
     @property
+    def anchor(self) -> str:
+        """Its id on the Words page, its pill's word ("/words/#agent-stopped", "/words/#left-behind")."""
+        return self.word.lower().replace(" ", "-")
+
+    @property
     def means(self) -> str:
         """The line as read: with the threshold's minutes, as the rows that count them say it ("stalled for 45
         min"), not "too long" or "stopped trying" (friction20b 6: the refused line never said when)."""
@@ -356,7 +361,8 @@ class Meaning:
 # "{stall} min or more" where a line sets a threshold: a pill beside it says how long it has been ("stalled for 45
 # min"), which read as a contradiction of a bare "for 30 min" (friction61b 9).
 # Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
-# pill's tooltip and the sessions list's "What the states mean" fold, grouped by the filter that counts them.
+# pill's tooltip, the sessions list's "What the states mean" fold and the Words page's states (friction65b 16: the
+# glossary defined some states again in other words, and left the others out), grouped by the filter that counts them.
 MEANINGS: tuple[Meaning, ...] = (
     Meaning("needs_you", "yours", "The agent waits in its chat for you to confirm its step."),
     Meaning(
@@ -429,5 +435,6 @@ def meaning(state: str, move: Move, found: Cause | None = None) -> str:
 
 
 def glossary() -> list[tuple[str, list[Meaning]]]:
-    """The sessions list's fold: each filter's words (MOVE_FILTERS), then the states it counts, in its order."""
+    """The states' legend, the sessions list's fold and the Words page's (dashboard/_state_meanings.html): each
+    filter's words (MOVE_FILTERS), then the states it counts, in its order."""
     return [(words, [m for m in MEANINGS if m.move == move]) for move, words in MOVE_FILTERS.items()]

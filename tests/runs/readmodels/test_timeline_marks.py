@@ -10,7 +10,7 @@ import pytest
 from django.db.models import F
 
 from runs.models import Ack, Node, Output, Run
-from runs.readmodels import overview, timeline_marks
+from runs.readmodels import overview, timeline_marks, timeline_page
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -76,3 +76,21 @@ def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries
     found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
     assert [(mark.state, mark.tone) for mark in found[retrying.run_id]] == [("done", "nobody"), ("blocked", "agents")]
     assert found[stopped.run_id][-1].tone == "trouble"
+
+
+def test_a_refused_steps_dot_and_its_legend_say_its_pills_word_never_refused(service_catalog):
+    """friction65b 1: the legend said "Refused" beside an "Agent's move · Retrying" pill, and the Words page had no
+    "Retrying": a refused step's dot and key name it as its pill does, by whose move it is."""
+    retrying, stopped = blocked_review("MR-92"), blocked_review("MR-93")
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(hours=2))
+    trees = [
+        *overview.session_trees(retrying.session_id).values(),
+        *overview.session_trees(stopped.session_id).values(),
+    ]
+    found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
+    resending, quiet = found[retrying.run_id][-1], found[stopped.run_id][-1]
+    assert resending.word == "Retrying" and ": Agent's move · Retrying" in resending.words
+    assert quiet.word == "Agent stopped" and ": Your move · Agent stopped" in quiet.words
+    legend = [count.label for count in timeline_page.state_counts(found[stopped.run_id])]
+    assert legend == ["Agent stopped", "Answered"]
+    assert timeline_page.cluster_state("blocked", [quiet]) == "Agent stopped"
