@@ -400,32 +400,6 @@ MEANINGS: tuple[Meaning, ...] = (
 )
 
 
-# A state said as a plain clause, where a second pill would compete with the one beside it: a step's page says
-# the run's state this way in its line of facts ("run Release: the agent is working"), its head keeping the
-# step's own pill (friction25a 13). Keyed by state, then by whose move where that changes it.
-AS_WORDS: dict[StateName, str] = {
-    "needs_you": "waiting for you to confirm a step",
-    "blocked": "refused, your move",
-    "paused": "paused, no agent has it",
-    "stalled": "stalled, the agent may have stopped",
-    "running": "the agent is working",
-    "superseded": "replaced by a newer branch",
-    "left_behind": "left behind",
-    "done": "done",
-    "canceled": "canceled",
-    "notes": "notes only",
-}
-_AS_WORDS_AGENTS: dict[StateName, str] = {"blocked": "the agent is resending a refused step"}
-
-
-def as_words(state: str, move: Move) -> str:
-    """A state as a plain clause (AS_WORDS), by whose move it is where that changes it (a refused step)."""
-    name: StateName = state if state in AS_WORDS else "running"
-    if move == "agents" and name in _AS_WORDS_AGENTS:
-        return _AS_WORDS_AGENTS[name]
-    return AS_WORDS[name]
-
-
 def meaning(state: str, move: Move, found: Cause | None = None) -> str:
     """A state's one line (MEANINGS), by whose move it is where that changes it (a refused step), and by
     its cause (a refused step of yours: its agent stopped, or it needs your input)."""
