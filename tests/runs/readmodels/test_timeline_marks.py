@@ -64,7 +64,7 @@ def test_an_answered_steps_dot_stands_when_it_was_answered_as_the_steps_list_say
     assert pending.kind == "unanswered" and pending.at == second.created_at
 
 
-def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_red_once_yours(service_catalog):
+def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_amber_once_yours(service_catalog):
     """friction60b 12: the timeline drew a refused step red beside the blue "Agent's move · Retrying"
     pill and the blue "!" chip; its tone is the pill's (states.tone, attention.move_of_blocked)."""
     retrying, stopped = blocked_review("MR-90"), blocked_review("MR-91")
@@ -75,7 +75,7 @@ def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries
     ]
     found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
     assert [(mark.state, mark.tone) for mark in found[retrying.run_id]] == [("done", "nobody"), ("blocked", "agents")]
-    assert found[stopped.run_id][-1].tone == "trouble"
+    assert found[stopped.run_id][-1].tone == "yours"  # the amber of every move of yours (friction65b 2)
 
 
 def test_a_refused_steps_dot_and_its_legend_say_its_pills_word_never_refused(service_catalog):
