@@ -27,8 +27,8 @@ from runs.readmodels import (
     preferences,
     ran_elsewhere,
     run_view,
-    step_actions,
     states,
+    step_actions,
     step_state,
     trace,
 )

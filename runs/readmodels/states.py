@@ -121,8 +121,8 @@ def tone(state: str, move: Move) -> Tone:
 @dataclass(frozen=True)
 class Pill:
     """A row's one status pill: its words, and whose move it is, which gives its colour (tone, dashboard.css:
-    amber for yours, blue for the agent's, a grey outline for nobody's). The move itself ("resume the agent") is not in it: the row's where-line and the state's panel say
-    it (friction14 1)."""
+    amber for yours, blue for the agent's, a grey outline for nobody's). The move itself ("resume the agent") is
+    not in it: the row's where-line and the state's panel say it (friction14 1)."""
 
     state: StateName
     move: Move

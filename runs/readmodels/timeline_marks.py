@@ -110,7 +110,7 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
             move = tip_move.get(pk) or states.move(state)
             mine = pk in held_by_you
-            said = said_of(state, kinds[pk], move, held_by_you=mine)  # the pill's words, as everywhere; green's legend's
+            said = said_of(state, kinds[pk], move, held_by_you=mine)  # the pill's words; the legend's for green
             # An answered step's dot stands when it was answered, the moment the Steps list prints beside it (its
             # answer's node's); a step not answered yet, a checkpoint or the end when it was reached (friction60a 1,
             # 60b 1: the list said one time and the dot another).

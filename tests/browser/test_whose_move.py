@@ -1,8 +1,8 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
 "Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour its tone (amber
-for every move of yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's line and button in sight, what the button copies; and a
-neutral 404 advice box."""
+for every move of yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's
+line and button in sight, what the button copies; and a neutral 404 advice box."""
 
 from __future__ import annotations
 

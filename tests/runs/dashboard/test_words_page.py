@@ -20,7 +20,8 @@ def test_the_words_page_lists_every_term_once_then_every_state_by_its_pills_word
     # friction65b 16: every state once, by the word its pill shows, in the legend's own lines (states.MEANINGS), not
     # a link to the sessions list nor a second definition; friction65b 1: "Retrying" is there, "Refused" is not.
     for meaning in states.MEANINGS:
-        line = f'<li id="{meaning.anchor}"><strong>{html.escape(meaning.word)}</strong>: {html.escape(meaning.means)}</li>'
+        word, means = html.escape(meaning.word), html.escape(meaning.means)
+        line = f'<li id="{meaning.anchor}"><strong>{word}</strong>: {means}</li>'
         assert text.count(line) == 1, meaning
     for word in ("Stalled", "Confirm", "Working", "Done", "Retrying", "Agent stopped"):
         assert f"<strong>{word}</strong>" in text, word
