@@ -27,6 +27,7 @@ from runs.readmodels import (
     preferences,
     ran_elsewhere,
     run_view,
+    states,
     step_actions,
     step_state,
     trace,
@@ -316,11 +317,12 @@ def connect(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def words(request: HttpRequest) -> HttpResponse:
-    """The words the dashboard uses, one line each (glossary.TERMS): reached from every page's header."""
+    """The words the dashboard uses, one line each (glossary.TERMS), then the states, each by its pill's word
+    (states.glossary, as the sessions list's legend says them): reached from every page's header."""
     return render(
         request,
         "dashboard/words.html",
-        {"nav": "words", "terms": glossary.TERMS, "pill_examples": glossary.PILL_EXAMPLES},
+        {"nav": "words", "terms": glossary.TERMS, "glossary": states.glossary()},
     )
 
 

@@ -1,15 +1,17 @@
 """The words the dashboard uses for its things, one line each, the one table of them (friction26b 9, 26a: run,
 branch, left behind, replaced, checkpoint, round, part … appear in the first pages and the states' legend
 explains only states). The "Words used here" page shows them (dashboard/_glossary.html), reached from every page's
-header and from a run's "Other branches"; docs/dashboard.md says the same at length. The states have their own
-table (states.MEANINGS): the page links to it rather than saying them again.
+header and from a run's "Other branches"; docs/dashboard.md says the same at length. The states are not here: each
+has its one line in states.MEANINGS, which the page lists after these words, by its pill's word, as the sessions
+list's "What the states mean" does (friction65b 16: Replaced and Left behind were said twice in different words,
+Stalled, Confirm, Working and Done not at all; friction65b 1: "Refused" here, "Retrying" on the pill).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.readmodels import states, timings
+from runs.readmodels import timings
 
 
 @dataclass(frozen=True)
@@ -31,14 +33,6 @@ TERMS: tuple[Term, ...] = (
         "run", "Run", "One go of a workflow by an agent, from its first step to its end. A session holds one or more."
     ),
     Term("step", "Step", "One entry of the workflow's outline; \u201cstep 2 of 3\u201d is where it sits there."),
-    # friction63a 2, 63b 4: no pill says "Refused"; the line names the words its pills show.
-    Term(
-        "refused",
-        "Refused",
-        "An answer the step did not accept: the agent was told what to fix and is to send another. Its pill reads"
-        f" \u201c{states.RETRYING_WORD}\u201d while it is to resend, \u201c{states.CAUSES['stopped']}\u201d once it"
-        " has gone quiet.",
-    ),
     # friction62a 7, 62b 5: "Turned away" beside "Refused" needed this line to be told apart; friction63a 2:
     # "Rejected call" read as a third word for it, so the word now names what was wrong, the call
     # (timings.CALL_ERROR), and its line is the one under the Tool timings table.
@@ -53,22 +47,11 @@ TERMS: tuple[Term, ...] = (
         "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it."
         " Not a git branch: the dashboard says \u201cgit branch\u201d for those.",
     ),
-    Term("left-behind", "Left behind", "A branch no agent works on any more; the run goes on along another."),
-    # friction60a 12, 60b 7: words the pages use that had no line. Paused is a state too: its line is the
-    # states' legend's (states.MEANINGS), as Left behind's and Replaced's are.
-    Term("paused", states.label("paused"), states.meaning("paused", "yours")),
     Term(
         "started-by-hand",
         "Started by hand",
         "A branch someone started from a step's page (\u201cRedo with new inputs\u201d), not an agent;"
         " it waits for an agent to be given its message.",
-    ),
-    Term(
-        "replaced",
-        "Replaced",
-        # friction r64: "Branch 1 replaced" beside a "Left behind" branch, drawn apart, with no word of how they relate.
-        "A branch set aside by a redo made in the dashboard, while its agent may still work on it: tell it to stop."
-        " Once it has been quiet a while, it reads Left behind.",
     ),
     Term(
         "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer is kept in the history."
@@ -132,11 +115,6 @@ TERMS: tuple[Term, ...] = (
 # newcomer cannot guess from the page (friction62b 6: "Mode: Guided, balanced risk" on every session header,
 # "checkpoint" in the graph's key, looked up by hand). A subtle link, once per page, not a "?" beside each.
 LINKED: frozenset[str] = frozenset({"mode", "checkpoint"})
-
-
-# The pill words the page's last line gives as examples before it links the states' legend (words.html), one of
-# each kind, each a word a pill shows (friction63a 2, 63b 4: it said "Refused", which no pill says).
-PILL_EXAMPLES: tuple[str, ...] = (states.label("needs_you"), states.RETRYING_WORD, states.label("stalled"))
 
 
 def term(anchor: str) -> Term:

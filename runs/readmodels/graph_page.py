@@ -75,7 +75,7 @@ class StepRow:
 
     @property
     def tone(self) -> states.Tone:
-        """Its dot's colour family (states.tone), as its pill's: amber for your move, red for a Blocked one."""
+        """Its dot's colour family (states.tone), as its pill's: amber for your move, a Blocked one too."""
         return states.tone(self.state, self.move)
 
     @property

@@ -9,7 +9,7 @@ these words once:
 - Confirm: the step waits for your confirmation;
 - Refused (state blocked): the agent's answer was refused, it must send another. Its pill says the stage, not
   "Refused" again (friction28a 2; friction62a 1, 62b 5: three-part pills): "Retrying" while the agent is expected
-  to resend (its move), "Agent stopped" once it has gone quiet (the person's, red); the where-line and panel say
+  to resend (its move), "Agent stopped" once it has gone quiet (the person's); the where-line and panel say
   it was refused and why. A step that waits for something only the person gives is another situation under the
   same stored state: its pill reads "Needs your input" (friction26a 4: one word over two situations left the row
   to guess which);
@@ -32,8 +32,8 @@ One case reads more than the state (move): a blocked step quiet for WORKRAIL_STA
 stopped: restarting it is yours), or one that waits for something only the person gives.
 
 Every row, run card, branch and page head shows ONE pill (pill): its colour is its tone (tone: whose move it is,
-save that a refused step that is yours is red; amber for the rest of yours, blue for the agent's, a grey outline for
-nobody's; friction19a 6: a routine "approve the plan" in red read as alarming as a broken run), and its words ALWAYS
+amber for yours, blue for the agent's, a grey outline for nobody's; friction19a 6: a routine "approve the plan" in red
+read as alarming as a broken run; friction65b 2: a stopped agent's red beside Stalled's amber), and its words ALWAYS
 lead with whose move when it is someone's ("Your move · Confirm", "Your move · Stalled", "Agent's move · Working",
 "Agent's move · Retrying"; two parts at most, friction62a 1), the state alone when it is nobody's ("Done", "Left
 behind"): the pills of one move read as one thing, as the filters name it (friction16a 8: "Needs you" beside "Your
@@ -103,28 +103,26 @@ RETRYING_WORD = "Retrying"
 NEXT_MOVE_WORDS: dict[Move, str] = {"yours": "Your move", "agents": "Agent's move"}
 YOUR_MOVE = NEXT_MOVE_WORDS["yours"]
 
-# The colour family a state is drawn in, the one table every pill, panel, dot and step banner reads (data-tone,
-# dashboard.css): whose move it is, except that a move of yours because something is wrong (a refused step whose
-# agent stopped, or that waits for what only you give) is "trouble", red, apart from the calm amber of routine
-# moves (Confirm, Paused, Stalled: friction19a 6, friction19b 11).
-Tone = Literal["yours", "trouble", "agents", "nobody"]
-TROUBLE: frozenset[StateName] = frozenset({"blocked"})
+# The colour family a state is drawn in, the one table every pill, panel, dot, chip and step banner reads (data-tone,
+# dashboard.css): whose move it is, and nothing else. Every move of yours is the one calm amber, the filter chip's
+# "Your move" dot too: a refused step whose agent stopped, or that waits for what only you give, asks what Stalled
+# asks (give the agent its message, or your input), and its red read as worse while the "Your move" chip counting it
+# was amber (friction65b 2). That it was refused is said by its "!" mark (the progress strip's and the timeline's),
+# its words and its panel, not a colour of its own; routine moves stay apart from an alarm (friction19a 6: a plan to
+# approve in red read as alarming as a broken run), as no state of yours is drawn as one.
+Tone = Move
 
 
 def tone(state: str, move: Move) -> Tone:
-    """The colour family of a state whose move is `move`: "trouble" for a state in TROUBLE that is yours, else
-    whose move it is."""
-    if move == "yours" and state in TROUBLE:
-        return "trouble"
+    """The colour family of a state whose move is `move`: whose move it is (Tone)."""
     return move
 
 
 @dataclass(frozen=True)
 class Pill:
-    """A row's one status pill: its words, and whose move it is, which with its state gives its colour (tone,
-    dashboard.css: amber for yours, red for yours when refused, blue for the agent's, a grey outline for
-    nobody's). The move itself ("resume the agent") is not in it: the row's where-line and the state's panel say
-    it (friction14 1)."""
+    """A row's one status pill: its words, and whose move it is, which gives its colour (tone, dashboard.css:
+    amber for yours, blue for the agent's, a grey outline for nobody's). The move itself ("resume the agent") is
+    not in it: the row's where-line and the state's panel say it (friction14 1)."""
 
     state: StateName
     move: Move
@@ -134,7 +132,7 @@ class Pill:
 
     @property
     def tone(self) -> Tone:
-        """Its colour family (tone): amber for your routine move, red for a refused one."""
+        """Its colour family (tone): whose move it is."""
         return tone(self.state, self.move)
 
 
@@ -379,6 +377,11 @@ class Meaning:
         return word(self.state, self.move, self.cause)
 
     @property
+    def anchor(self) -> str:
+        """Its id on the Words page, its pill's word ("/words/#agent-stopped", "/words/#left-behind")."""
+        return self.word.lower().replace(" ", "-")
+
+    @property
     def means(self) -> str:
         """The line as read: with the threshold's minutes, as the rows that count them say it ("stalled for 45
         min"), not "too long" or "stopped trying" (friction20b 6: the refused line never said when)."""
@@ -388,7 +391,8 @@ class Meaning:
 # "{stall} min or more" where a line sets a threshold: a pill beside it says how long it has been ("stalled for 45
 # min"), which read as a contradiction of a bare "for 30 min" (friction61b 9).
 # Every state's one line, the one table of them (friction18b 9, friction18a 11: nine words and no glossary): each
-# pill's tooltip and the sessions list's "What the states mean" fold, grouped by the filter that counts them.
+# pill's tooltip, the sessions list's "What the states mean" fold and the Words page's states (friction65b 16: the
+# glossary defined some states again in other words, and left the others out), grouped by the filter that counts them.
 MEANINGS: tuple[Meaning, ...] = (
     Meaning("needs_you", "yours", "The agent waits in its chat for you to confirm its step."),
     Meaning(
@@ -410,7 +414,7 @@ MEANINGS: tuple[Meaning, ...] = (
         "superseded",
         "yours",
         "A newer branch replaced this one, but its agent recorded something in the last {stall} min: it may still"
-        " be working. Tell it in its chat to stop.",
+        " be working (quiet {stall} min, it reads Left behind). Tell it in its chat to stop.",
     ),
     Meaning("running", "agents", "The agent is on the step and recorded something in the last {stall} min."),
     Meaning(
@@ -426,32 +430,6 @@ MEANINGS: tuple[Meaning, ...] = (
 )
 
 
-# A state said as a plain clause, where a second pill would compete with the one beside it: a step's page says
-# the run's state this way in its line of facts ("run Release: the agent is working"), its head keeping the
-# step's own pill (friction25a 13). Keyed by state, then by whose move where that changes it.
-AS_WORDS: dict[StateName, str] = {
-    "needs_you": "waiting for you to confirm a step",
-    "blocked": "refused, your move",
-    "paused": "paused, no agent has it",
-    "stalled": "stalled, the agent may have stopped",
-    "running": "the agent is working",
-    "superseded": "replaced by a newer branch",
-    "left_behind": "left behind",
-    "done": "done",
-    "canceled": "canceled",
-    "notes": "notes only",
-}
-_AS_WORDS_AGENTS: dict[StateName, str] = {"blocked": "the agent is resending a refused step"}
-
-
-def as_words(state: str, move: Move) -> str:
-    """A state as a plain clause (AS_WORDS), by whose move it is where that changes it (a refused step)."""
-    name: StateName = state if state in AS_WORDS else "running"
-    if move == "agents" and name in _AS_WORDS_AGENTS:
-        return _AS_WORDS_AGENTS[name]
-    return AS_WORDS[name]
-
-
 def meaning(state: str, move: Move, found: Cause | None = None) -> str:
     """A state's one line (MEANINGS), by whose move it is where that changes it (a refused step), and by
     its cause (a refused step of yours: its agent stopped, or it needs your input)."""
@@ -461,5 +439,6 @@ def meaning(state: str, move: Move, found: Cause | None = None) -> str:
 
 
 def glossary() -> list[tuple[str, list[Meaning]]]:
-    """The sessions list's fold: each filter's words (MOVE_FILTERS), then the states it counts, in its order."""
+    """The states' legend, the sessions list's fold and the Words page's (dashboard/_state_meanings.html): each
+    filter's words (MOVE_FILTERS), then the states it counts, in its order."""
     return [(words, [m for m in MEANINGS if m.move == move]) for move, words in MOVE_FILTERS.items()]

@@ -32,11 +32,13 @@ from workflows_app import engine
 ANSWERED = "Answered"
 
 
-def said_of(state: StateName, kind: NodeKind) -> str:
-    """A dot's state in words: the pill's (states.pill), but ANSWERED for a done step that is not the run's end."""
+def said_of(state: StateName, kind: NodeKind, move: states.Move | None = None, *, held_by_you: bool = False) -> str:
+    """A dot's state in words: the pill's (states.pill, by the move its pill reads: a refused step the agent
+    resends is "Agent's move · Retrying", "Your move · Agent stopped" once yours), but ANSWERED for a done step
+    that is not the run's end."""
     if state == "done" and kind != "end":
         return ANSWERED
-    return states.pill(state, states.move(state)).words
+    return states.pill(state, move or states.move(state), held_by_you=held_by_you).words
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,9 @@ class NodeMark:
     # node whose step it answered again, as the graph's card links it (graph_story.stored). A numbered dot's list
     # links each step there (friction64: the list was plain text, each step a dead end on a phone).
     node: str = ""
+    # Its state's one word as its pill says it (states.word): a refused step's stage, "Retrying" or "Agent
+    # stopped", never the family's "Refused" (friction65b 1: the legend said "Refused" beside a "Retrying" pill).
+    word: str = ""
 
 
 NodeKind = Literal["answered", "unanswered", "checkpoint", "end"]
@@ -77,10 +82,14 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
             branch.tip: outcomes.branch_state(tree, branch, run_state) for branch in tree.branches if branch.nodes
         }
         tip_move: dict[int, states.Move] = {}
+        held_by_you: set[int] = set()  # the refused tips that wait for what only the person gives
         for held in tree.branches:
             refusal = refused.get((tree.run.pk, held.number))
             if held.nodes and refusal is not None and tip_state[held.tip] == "blocked":
-                tip_move[held.tip] = attention.move_of_blocked(blocked.as_entry(refusal), cutoff)
+                entry = blocked.as_entry(refusal)
+                tip_move[held.tip] = attention.move_of_blocked(entry, cutoff)
+                if entry.whose_move == "user":
+                    held_by_you.add(held.tip)
         several = len(tree.branches) > 1
         kinds = node_kinds(tree)
         answered = answer_moments(tree)
@@ -103,16 +112,19 @@ def marks(trees: Iterable[RunBranches], run_states: dict[str, StateName]) -> dic
                 # with a tag (friction61a 6: "Post the Approved Comments · step 7 of 8" listed twice).
                 where = f"{CHECKPOINT_GLYPH} {CHECKPOINT_MARK} at {where}"
             branch = f" (branch {tree.branch_of(pk).number})" if several else ""
-            said = said_of(state, kinds[pk])  # the pill's words, as everywhere; the legend's for green
+            move = tip_move.get(pk) or states.move(state)
+            mine = pk in held_by_you
+            said = said_of(state, kinds[pk], move, held_by_you=mine)  # the pill's words; the legend's for green
             # An answered step's dot stands when it was answered, the moment the Steps list prints beside it (its
             # answer's node's); a step not answered yet, a checkpoint or the end when it was reached (friction60a 1,
             # 60b 1: the list said one time and the dot another).
             moment = answered.get(pk, row.created_at) if kinds[pk] == "answered" else row.created_at
             words = f"{where}: {said}{branch} · {moment.astimezone(UTC):%H:%M:%S} UTC"
             number = tree.branch_of(pk).number if several else None
-            tone = states.tone(state, tip_move.get(pk) or states.move(state))
+            tone = states.tone(state, move)
+            word = states.word(state, move, states.cause(state, move, held_by_you=mine))
             run_marks.append(
-                NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone, str(row.public_id))
+                NodeMark(moment, state, words, f"{where}{branch}", kinds[pk], number, tone, str(row.public_id), word)
             )
         # A step answered again after a rewind is a card of its own on the graph (graph_story: "↺ redone"), so
         # it is a dot of its own here too, when its answer was given (the moment of the node it led to), and

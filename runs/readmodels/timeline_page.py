@@ -385,7 +385,7 @@ def cluster_state(state: StateName, members: list[NodeMark]) -> str:
     a cluster's holding the run's end; then the branches it mixes ("Answered, on branches 1, 2 and 3"), so that
     one colour is not read as one branch."""
     answered = state == "done" and all(mark.kind != "end" for mark in members)
-    said = ANSWERED if answered else states.label(state)
+    said = ANSWERED if answered else members[-1].word or states.label(state)
     numbers = sorted({mark.branch for mark in members if mark.branch is not None})
     return f"{said}, on {branch_summary.numbers_words(numbers)}" if numbers else said
 
@@ -394,18 +394,21 @@ def state_counts(marks: list[NodeMark]) -> list[StateCount]:
     """The states the row's dots show, most urgent first, by name only: a count per state ("Done (8)") counted
     dots, a checkpoint's too, beside a duration line that counts answered steps (fourteenth review, item 4)."""
     ordered = sorted(marks, key=lambda mark: mark.at)
-    shown = {mark.state: mark.tone for mark in ordered if not is_checkpoint(mark)}  # the newest's tone
-    found = [StateCount(state, _legend_label(state), shown[state]) for state in states.ORDER if state in shown]
+    shown = {mark.state: mark for mark in ordered if not is_checkpoint(mark)}  # the newest's tone and word
+    found = [
+        StateCount(state, _legend_label(shown[state]), shown[state].tone) for state in states.ORDER if state in shown
+    ]
     saved = [mark for mark in ordered if is_checkpoint(mark)]
     if saved:  # the ◆'s key, after the states' dots
         found.append(StateCount(saved[-1].state, CHECKPOINT, saved[-1].tone, checkpoint=True))
     return found
 
 
-def _legend_label(state: StateName) -> str:
+def _legend_label(mark: NodeMark) -> str:
     """A legend's word for a dot's colour: green is "Answered" (a step answered, on any branch), not the
-    state's "Done", which the graph's pill uses for a finished branch (friction17b 13)."""
-    return ANSWERED if state == "done" else states.label(state)
+    state's "Done", which the graph's pill uses for a finished branch (friction17b 13); a refused step's is its
+    pill's word, "Retrying" or "Agent stopped" (NodeMark.word, friction65b 1), never "Refused"."""
+    return ANSWERED if mark.state == "done" else mark.word or states.label(mark.state)
 
 
 @dataclass(frozen=True, slots=True)

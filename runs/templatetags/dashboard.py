@@ -905,9 +905,3 @@ def run_fold(detail: RunDetail, panel: AttentionPanel | None) -> folds.FoldName:
 def blocked_fold(b: BlockedStep) -> folds.FoldName:
     """A blocked panel's own fold's name, on its step's page (readmodels/folds.py)."""
     return folds.blocked_fold(b)
-
-
-@register.filter
-def state_as_words(value: Any) -> str:
-    """A branch's (or whereabouts') state as a plain clause, no pill (states.as_words): "the agent is working"."""
-    return states.as_words(str(getattr(value, "state", value)), move_of(value))

@@ -56,11 +56,11 @@ def test_copy_comment_copies_the_agents_own_comment(sized_page, console_log, sit
     findings.get_by_role("button", name="Copy comment").first.click()
     expect(page.get_by_text("Copied.").first).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()").strip() == AGENT_COMMENT
-    # Severities have their own scale: no pill wears a state pill's colour (amber is "your move", red a blocked
-    # one, blue the agent's), and each severity looks unlike the others (friction10 6).
+    # Severities have their own scale: no pill wears a state pill's colour (amber is "your move", blue the
+    # agent's), and each severity looks unlike the others (friction10 6).
     state_colours = page.evaluate(
         """() => ['needs_you', 'blocked', 'stalled', 'paused', 'running', 'done', 'canceled', 'left_behind']
-             .flatMap(state => ['yours', 'agents', 'nobody'].flatMap(move => ['yours', 'trouble', move].map(tone => {
+             .flatMap(state => ['yours', 'agents', 'nobody'].flatMap(move => ['yours', move].map(tone => {
                const b = document.createElement('span'); b.className = 'badge state-' + state;
                b.dataset.move = move; b.dataset.tone = tone;
                document.body.append(b); const s = getComputedStyle(b); const c = [s.color, s.backgroundColor];

@@ -92,6 +92,15 @@ def test_the_sessions_list(sized_page, console_log, site, samples, viewport):
                 "e => { const r = document.createRange(); r.selectNodeContents(e); return r.getClientRects().length; }"
             )
             assert heads.nth(index).evaluate(lines) == 1, heads.nth(index).inner_text()
+    # The list says it updates live with the marker every other page has, dot and words (friction65b 28: "updates
+    # live" here, "● Updates live" there), in the head, in sight at both sizes.
+    marker = sized_page.locator(".page-head #live-dot")
+    expect(marker.locator(".live-words")).to_have_text("Updates live")
+    expect(marker.locator(".live-dot")).to_be_visible()
+    if viewport_name(sized_page) != "phone":  # at the head's end, beside its buttons, as on a session's page
+        mark, buttons = marker.bounding_box(), sized_page.locator(".page-head .head-actions").bounding_box()
+        assert mark and buttons and 0 <= buttons["x"] - (mark["x"] + mark["width"]) <= 24, (mark, buttons)
+    assert_fits(sized_page)
     console_log.assert_clean()
 
 

@@ -27,7 +27,7 @@ def test_a_bundle_downloaded_from_a_session_page_imports_through_the_form(
     page.goto(f"{site}/sessions/{built.session_id}/")
     page.locator("details.export-menu > summary", has_text="Export").click()  # the downloads are in its menu
     with page.expect_download() as download:
-        page.get_by_role("link", name="JSON").click()
+        page.get_by_role("link", name=".workrail-bundle.json").click()  # the Import page's word for it
     bundle = tmp_path / download.value.suggested_filename
     download.value.save_as(bundle)
     assert bundle.name == "TICKET-4242.workrail-bundle.json"  # named after the session's key

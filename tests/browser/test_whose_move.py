@@ -1,9 +1,8 @@
 """Whose move it is, and the one message for the agent, in a real browser at desktop (1440x900) and phone (390x844)
 size: one pill for every row, run card and page head, whose move first when it is someone's ("Your move · Confirm",
 "Your move · Stalled", "Agent's move · Working", "Agent's move · Retrying"), its colour its tone (amber
-for your routine move, red only for a refused one or one that needs your input, blue for the agent's, grey for
-nobody's); the filters by whose move; the blocked panel's line and button in sight, what the button copies; and a
-neutral 404 advice box."""
+for every move of yours, blue for the agent's, grey for nobody's); the filters by whose move; the blocked panel's
+line and button in sight, what the button copies; and a neutral 404 advice box."""
 
 from __future__ import annotations
 
@@ -100,9 +99,9 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     retrying_fill = colour(panel, "backgroundColor")  # nothing for the person to do: no alarming red fill
     # Friction15 3, 16: the agent's move is no alarm, the surface's fill, no red bar; its words say there is
     # nothing to do now. Its edge is the agent's blue of its pill and "!" chip (friction60b 12: it was the grey
-    # line beside them). Only the person's move takes the red edge (below).
+    # line beside them). Only the person's move takes the amber edge (below).
     surface = css_colour(sized_page, "--surface")
-    your_move = css_colour(sized_page, "--trouble")
+    your_move = css_colour(sized_page, "--your-move")
     agents_edge = css_colour(sized_page, "--info")
     assert (colour(panel, "borderLeftColor"), retrying_fill) == (agents_edge, surface) != (your_move, surface)
     # The progress strip's step where it is blocked: the agent's blue, marked "!", not red (friction15 3).
@@ -138,16 +137,17 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     expect(head_pill).to_have_text("Your move · Agent stopped")
     # Said by the status line's pill alone.
     assert sized_page.locator("body").inner_text().lower().count("your move") == 1
-    # Now red, white words on it: your move because something is wrong, not the amber of a routine one.
-    red = css_colour(sized_page, "--trouble")
-    assert colour(head_pill, "backgroundColor") == red and colour(head_pill, "color") == "rgb(255, 255, 255)"
-    assert red != css_colour(sized_page, "--your-move")
+    # Now the amber of every move of yours, as Stalled's and the "Your move" chip's (friction65b 2: its red read as
+    # worse than Stalled while it asks the same); its "!" and its words say it was refused.
+    amber = css_colour(sized_page, "--your-move")
+    assert colour(head_pill, "backgroundColor") == amber
     # The status line no longer says the agent must act: it has not resent the step; the panel says what is wrong.
     expect(sized_page.locator("#run-where")).to_contain_text(", the agent has not resent it")
     expect(panel.locator("h3")).to_have_count(0)
-    assert colour(panel, "backgroundColor") != retrying_fill  # the red fill is kept for the person's move
-    assert colour(panel, "borderLeftColor") == red  # the red edge, as the pill's colour
-    assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == red  # and its step's ring and dot
+    assert colour(panel, "backgroundColor") != retrying_fill  # the tinted fill is kept for the person's move
+    assert colour(panel, "borderLeftColor") == amber  # the amber edge, as the pill's colour
+    assert colour(step, "borderTopColor") == colour(dot, "backgroundColor") == amber  # and its step's ring and dot
+    assert dot.evaluate("d => getComputedStyle(d, '::after').content").startswith('"!"')  # still marked refused
     # How long, once: the status line's "refused 45 min ago, the agent has not resent it", not again in the
     # panel (friction61a 5).
     expect(panel.locator(".if-stopped")).to_have_text(
@@ -155,9 +155,9 @@ def test_the_blocked_panel_copies_the_message_for_the_agent_in_sight(
     )
     assert "tried again" not in panel.inner_text() and "not resent" not in panel.inner_text()
     expect(button).to_be_visible()
-    assert_copy_buttons_whole(sized_page)  # inside the red box, its words on one line on a phone too
+    assert_copy_buttons_whole(sized_page)  # inside the amber box, its words on one line on a phone too
     keep_screenshot(sized_page, "blocked-yours")
-    # The dark scheme keeps the red pill readable (WCAG AA).
+    # The dark scheme keeps the amber pill readable (WCAG AA).
     sized_page.emulate_media(color_scheme="dark")
     assert contrast(colour(head_pill, "color"), colour(head_pill, "backgroundColor")) >= 4.5
     console_log.assert_clean()
@@ -187,14 +187,21 @@ def test_each_row_of_the_list_says_whose_move_it_is(sized_page, console_log, sit
             "Canceled",
         ]
     ), words
-    # Its colour is its tone (friction19 6, 11): the person's routine moves solid amber, only the Blocked one red
-    # (white words); the blocked one its agent still retries is neither; the agent's are soft blue, nobody's a grey
-    # outline.
-    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--trouble")
+    # Its colour is its tone (friction19 6, 11): the person's moves solid amber, the stopped agent's too (friction65b
+    # 2: it was red beside Stalled's amber, asking the same, and counted under the amber "Your move" chip); the
+    # blocked one its agent still retries is the agent's soft blue, nobody's a grey outline.
+    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--bad")
     blue = css_colour(sized_page, "--info-soft")
     fills = {pill.inner_text(): colour(pill, "backgroundColor") for pill in pills.all()}
-    assert {w for w, fill in fills.items() if fill == amber} == {"Your move · Confirm", "Your move · Stalled"}
-    assert {w for w, fill in fills.items() if fill == red} == {"Your move · Agent stopped"}
+    assert {w for w, fill in fills.items() if fill == amber} == {
+        "Your move · Confirm",
+        "Your move · Stalled",
+        "Your move · Agent stopped",
+    }
+    assert red not in fills.values()
+    # ...the colour of the dot of the "Your move" chip that counts them.
+    chip_dot = sized_page.locator('.move-filters .badge.filter[data-move="yours"]')
+    assert chip_dot.evaluate("c => getComputedStyle(c, '::before').backgroundColor") == amber
     assert fills["Agent's move · Retrying"] == blue not in (red, amber)
     # The row's bold "waiting for your confirmation" is the amber's family, darker to read: never the red.
     confirm_words = rows.filter(has=sized_page.locator(".badge.state-needs_you")).locator(".where-line .needs-you")
@@ -396,7 +403,7 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     assert (colour(ended, "borderLeftColor"), colour(ended, "backgroundColor")) == (line, surface)
     # No pill on the page is amber or red: nothing is the person's move.
     for pill in sized_page.locator(".badge[data-move]").all():
-        assert colour(pill, "backgroundColor") not in (red, css_colour(sized_page, "--trouble"))
+        assert colour(pill, "backgroundColor") != red
     console_log.assert_clean()
 
     visit(sized_page, f"{site}/sessions/ses_nope/", "not-found-neutral")  # its 404 is logged: not checked
@@ -408,12 +415,13 @@ def test_colours_mean_one_thing(sized_page, console_log, site, service_catalog, 
     )
 
 
-def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_blocked_red(
+def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_with_every_move_of_yours(
     sized_page, console_log, site, service_catalog, settings
 ):
     """friction19a 6, friction19b 11: "Approve the plan" was framed in Blocked's alarm red, and its step page's
     "Waiting for you" banner in the agent's pale blue. One tone (states.tone) colours a step's pill, banner and
-    panel: amber for a routine move of the person's, red for a Blocked one, blue while the agent works."""
+    panel: amber for a move of the person's, a stopped agent's refused step too (friction65b 2), blue while the
+    agent works."""
     settings.WORKRAIL_STALL_MINUTES = 30
     # Every session made before any page opens (a live poll reading while a test writes finds the table locked).
     waiting = made.waiting_for_user(service_catalog["extra"])
@@ -427,8 +435,8 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
         return colour(locator, "borderLeftColor")
 
     visit(sized_page, f"{site}/nodes/{node_id_of(waiting.answer)}/", "confirm-step-colours")
-    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--trouble")
-    assert hue_apart(sized_page, "--your-move", "--trouble") >= 20  # told apart at a glance, not two reds
+    amber, red = css_colour(sized_page, "--your-move"), css_colour(sized_page, "--bad")
+    assert hue_apart(sized_page, "--your-move", "--bad") >= 20  # no alarm red: told apart at a glance
     pill = sized_page.locator("#step-state")
     expect(pill).to_have_text("Your move · Confirm")
     # One block says it waits for you, "Your confirmation", with since when: no banner above it saying it again
@@ -447,19 +455,19 @@ def test_a_confirm_steps_pill_banner_and_panel_share_one_calm_colour_apart_from_
     assert colour(dark_pill, "backgroundColor") == css_colour(sized_page, "--your-move") != amber
     sized_page.emulate_media(color_scheme="light")
 
-    # A Blocked step whose agent stopped: the red, on its pill, its panel and its step's dot.
+    # A Blocked step whose agent stopped: the same amber, on its pill, its panel and its step's dot, marked "!".
     visit(sized_page, f"{site}/runs/{stopped.run_id}/", "blocked-run-colours")
     blocked_pill = sized_page.locator(".run-status .badge.state-blocked")
     expect(blocked_pill).to_have_text("Your move · Agent stopped")
     dot = sized_page.locator(".stepper .st-step.current .gl-dot")
-    assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == red != amber
-    assert colour(dot, "backgroundColor") == red
+    assert colour(blocked_pill, "backgroundColor") == edge(sized_page.locator(".blocked-panel")) == amber != red
+    assert colour(dot, "backgroundColor") == amber
     # ...and its dot and key in the timeline (friction60b 12: one refusal colour everywhere, states.tone).
     timeline_dot, timeline_key = (
         sized_page.locator(".tl-dot.dot-blocked").first,
         sized_page.locator(".tl-key.dot-blocked"),
     )
-    assert colour(timeline_dot, "fill") == colour(timeline_key, "backgroundColor") == red
+    assert colour(timeline_dot, "fill") == colour(timeline_key, "backgroundColor") == amber
 
     # A refused step the agent retries by itself: the agent's blue on its pill's words, its "!" chip, its timeline
     # dot and key and its panel's edge, here and on its step's page (friction60b 12: a red timeline dot and a grey

@@ -25,9 +25,14 @@ def test_the_header_s_question_mark_opens_the_words_and_a_branch_link_lands_on_i
     link.click()
     sized_page.wait_for_load_state("networkidle")
     expect(sized_page.locator("h1")).to_have_text("Words used here")
-    # glossary.TERMS, Refused and Call error included, and Area, Resume code, Hand-off (friction63b 4); no "Part"
-    # (friction60a 4: no part count is said).
-    expect(sized_page.locator(".glossary dt")).to_have_count(20)
+    # glossary.TERMS, Call error included, and Area, Resume code, Hand-off (friction63b 4); no "Part" (friction60a 4:
+    # no part count is said); the states after them, each by its pill's word (friction65b 1, 16: states.MEANINGS).
+    expect(sized_page.locator(".glossary dt")).to_have_count(16)
+    expect(sized_page.locator("#states li")).to_have_count(12)
+    expect(sized_page.locator("#retrying strong")).to_have_text("Retrying")
+    expect(sized_page.locator("#stalled")).to_contain_text("nothing was recorded for")
+    visit(sized_page, f"{site}/words/#states", "words-states")
+    assert_fits(sized_page)
     assert_fits(sized_page)
     visit(sized_page, f"{site}/words/#branch", "words-page")
     expect(sized_page.locator("#branch dd")).to_contain_text("One line of steps through a run")

@@ -22,6 +22,11 @@ def test_the_session_page_offers_the_bundle_and_the_list_links_the_import_form(c
     built = session_with_everything()
     page = client.get(f"/sessions/{built.session_id}/").content.decode()
     assert f'href="/sessions/{built.session_id}/bundle.json"' in page
+    # Named as the Import page asks for it, the file's kind, not "JSON" (friction65b 28).
+    link = page.split(f'href="/sessions/{built.session_id}/bundle.json"')[1].split("</a>")[0]
+    assert link == ' download><code class="nowrap">.workrail-bundle.json</code>'
+    form = client.get("/sessions/import").content.decode()
+    assert '<code class="nowrap">.workrail-bundle.json</code> file' in form
     listing = client.get("/sessions/").content.decode()
     assert 'id="import-link" href="/sessions/import"' in listing
     form = client.get("/sessions/import").content.decode()

@@ -157,9 +157,10 @@ def test_a_one_branch_run_says_where_it_stands_beside_its_name_not_in_a_card(cli
     text = page(client, f"/nodes/{node_id_of(start)}/")
     assert pill(text) == "done:Answered"
     now = text.split('data-live-region="run-now">')[1].split("</li>")[0]
-    # The run's state in plain words after its name, not a second pill beside the step's (friction25a 13).
-    assert now.startswith(": the agent is working</span>"), now
-    assert "pill-tap" not in now and 'class="badge' not in now
+    # The run's state by the pill every other page shows it with (friction65b 27: "the agent is working" here,
+    # "Agent's move · Working" elsewhere), after the run's name in the facts, not in the head (friction25a 13).
+    assert 'class="pill-tap"' in now and ">Agent&#x27;s move · Working</span>" in now, now
+    assert head(text).count('class="badge') == 1  # the step's own pill alone
     assert 'id="node-branch"' not in text  # no card for one branch: the head said it
     # Nothing resumes here: no "Resume here", the head's one line says where the run is now (friction15).
     [latest] = Node.objects.filter(parent__public_id=int(node_id_of(start)))

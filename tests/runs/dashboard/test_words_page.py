@@ -13,17 +13,19 @@ from tests.support.pages import page
 pytestmark = pytest.mark.django_db
 
 
-def test_the_words_page_lists_every_term_once_and_links_the_states(client):
+def test_the_words_page_lists_every_term_once_then_every_state_by_its_pills_word(client):
     text = page(client, "/words/")
     for term in glossary.TERMS:
         assert text.count(f'<div id="{term.anchor}"><dt>') == 1, term
-    # The states are the sessions list's legend's: linked, not said again.
-    assert 'href="/sessions/#state-meanings">What the states mean</a>' in text
-    for meaning in states.MEANINGS:  # but No agent yet's, a word of its own here (friction60a 12)
-        assert meaning.state == "paused" or html.escape(meaning.means) not in text, meaning
-    # Its examples are words a pill shows (friction63a 2, 63b 4: "Refused", which no pill says).
-    assert "The states a pill shows (Confirm, Retrying, Stalled …)" in text
-    assert "(Confirm, Refused" not in text
+    # friction65b 16: every state once, by the word its pill shows, in the legend's own lines (states.MEANINGS), not
+    # a link to the sessions list nor a second definition; friction65b 1: "Retrying" is there, "Refused" is not.
+    for meaning in states.MEANINGS:
+        word, means = html.escape(meaning.word), html.escape(meaning.means)
+        line = f'<li id="{meaning.anchor}"><strong>{word}</strong>: {means}</li>'
+        assert text.count(line) == 1, meaning
+    for word in ("Stalled", "Confirm", "Working", "Done", "Retrying", "Agent stopped"):
+        assert f"<strong>{word}</strong>" in text, word
+    assert "<strong>Refused</strong>" not in text and "<dt>Refused</dt>" not in text
 
 
 def test_the_words_readers_looked_for_have_a_line(client):
@@ -32,8 +34,6 @@ def test_the_words_readers_looked_for_have_a_line(client):
     terms = {term.word: term.means for term in glossary.TERMS}
     assert "stateToken" in terms["Resume code"] and "area 1 of 2" in terms["Area"]
     assert "Coding hand-off" in terms["Hand-off"]
-    # The refused family's line names the words its pills show.
-    assert "\u201cRetrying\u201d" in terms["Refused"] and "\u201cAgent stopped\u201d" in terms["Refused"]
 
 
 def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, service_catalog):
@@ -49,7 +49,7 @@ def test_one_word_for_the_refused_family_in_the_legend_and_the_glossary(client, 
     for said in ("Agent stopped", "Retrying", "Needs your input"):
         assert f"<strong>{html.escape(said)}</strong>" in legend, said
     terms = {term.word: term.means for term in glossary.TERMS}
-    assert "Refused" in terms and "not a refused answer" in terms["Call error"]
+    assert "not a refused answer" in terms["Call error"]
     # Tool timings counts its call errors apart from its server errors: the line says so too (friction30b 2).
     assert "nor a server error" in terms["Call error"] and "Rejected call" not in terms
 

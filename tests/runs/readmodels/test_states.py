@@ -73,8 +73,8 @@ def test_a_blocked_step_of_yours_says_its_cause_in_its_pill_and_its_line():
     data (held_by), each with its own line; Stalled and "Retrying" say theirs in words too."""
     stopped = states.pill("blocked", "yours")
     held = states.pill("blocked", "yours", held_by_you=True)
-    assert stopped.words == "Your move · Agent stopped" and stopped.tone == "trouble"
-    assert held.words == "Your move · Needs your input" and held.tone == "trouble"
+    assert stopped.words == "Your move · Agent stopped" and stopped.tone == "yours"
+    assert held.words == "Your move · Needs your input" and held.tone == "yours"
     assert held.means == "The step waits for something only you can give."
     assert "has probably stopped" in stopped.means
     # The agent's move reads "Retrying", with no cause: it resends by itself.
@@ -106,10 +106,11 @@ def test_the_lines_of_states_that_turn_on_time_say_the_threshold(settings):
     assert not any("{" in m.means for m in states.MEANINGS)
 
 
-def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
+def test_every_move_of_yours_is_one_calm_colour_as_its_filter_chip():
     """friction19a 6, friction19b 11: Confirm, Paused and Stalled shared Blocked's alarm red. One table (tone)
-    gives every pill, panel, dot and step banner its colour family: amber ("yours") for the routine moves, red
-    ("trouble") only for a Blocked step that is the person's, blue for the agent's, grey for nobody's."""
+    gives every pill, panel, dot and step banner its colour family: amber ("yours") for the routine moves, blue for
+    the agent's, grey for nobody's. friction65b 2: "Agent stopped" was red beside Stalled's amber, asking the same,
+    and counted under the amber "Your move" chip: every move of yours is the amber now."""
     tones = {state: states.tone(state, states.move(state)) for state in states.ORDER}
     assert {state for state, tone in tones.items() if tone == "yours"} == {
         "needs_you",
@@ -117,12 +118,12 @@ def test_your_routine_move_is_calm_and_red_is_kept_for_a_blocked_step():
         "stalled",
         "superseded",
     }
-    assert states.tone("blocked", states.move("blocked", stopped=True)) == "trouble"
+    assert states.tone("blocked", states.move("blocked", stopped=True)) == tones["stalled"] == "yours"
     assert tones["blocked"] == tones["running"] == "agents"  # "Retrying": the agent's blue, not red
     assert {tones[s] for s in ("done", "canceled", "left_behind", "notes")} == {"nobody"}
-    # A pill carries its tone: "Your move · Confirm" and "Your move · Agent stopped" are no longer one colour.
+    # A pill carries its tone, its filter's: "Your move · Confirm", "· Stalled" and "· Agent stopped" are one colour.
     assert states.pill("needs_you", "yours").tone == "yours"
-    assert states.pill("blocked", "yours").tone == "trouble"
+    assert states.pill("blocked", "yours").tone == states.pill("blocked", "yours", held_by_you=True).tone == "yours"
     assert states.pill("done", "yours").tone == "nobody"  # a settled state is nobody's, whatever its source said
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.db.models import F
 
 from runs.models import Ack, Node, Output, Run
-from runs.readmodels import overview, timeline_marks
+from runs.readmodels import overview, timeline_marks, timeline_page
 from tests.support.branched_review import blocked_review
 from tests.support.sample_session import two_runs_one_forked_twice
 
@@ -64,7 +64,7 @@ def test_an_answered_steps_dot_stands_when_it_was_answered_as_the_steps_list_say
     assert pending.kind == "unanswered" and pending.at == second.created_at
 
 
-def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_red_once_yours(service_catalog):
+def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries_amber_once_yours(service_catalog):
     """friction60b 12: the timeline drew a refused step red beside the blue "Agent's move · Retrying"
     pill and the blue "!" chip; its tone is the pill's (states.tone, attention.move_of_blocked)."""
     retrying, stopped = blocked_review("MR-90"), blocked_review("MR-91")
@@ -75,7 +75,7 @@ def test_a_refused_steps_dot_takes_its_pills_colour_blue_while_the_agent_retries
     ]
     found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
     assert [(mark.state, mark.tone) for mark in found[retrying.run_id]] == [("done", "nobody"), ("blocked", "agents")]
-    assert found[stopped.run_id][-1].tone == "trouble"
+    assert found[stopped.run_id][-1].tone == "yours"  # the amber of every move of yours (friction65b 2)
 
 
 def test_each_mark_names_the_node_whose_page_tells_its_step_a_redo_its_hosts_as_the_graph_links_it(service_catalog):
@@ -93,3 +93,21 @@ def test_each_mark_names_the_node_whose_page_tells_its_step_a_redo_its_hosts_as_
     for redo in (mark for mark in review if "↺ redone" in mark.what):
         host = next(mark for mark in plain if redo.what.startswith(mark.what.split(" (branch")[0]))
         assert redo.node == host.node, (redo.what, host.what)
+
+
+def test_a_refused_steps_dot_and_its_legend_say_its_pills_word_never_refused(service_catalog):
+    """friction65b 1: the legend said "Refused" beside an "Agent's move · Retrying" pill, and the Words page had no
+    "Retrying": a refused step's dot and key name it as its pill does, by whose move it is."""
+    retrying, stopped = blocked_review("MR-92"), blocked_review("MR-93")
+    Ack.objects.filter(node__run__public_id=stopped.run_id).update(created_at=F("created_at") - timedelta(hours=2))
+    trees = [
+        *overview.session_trees(retrying.session_id).values(),
+        *overview.session_trees(stopped.session_id).values(),
+    ]
+    found = timeline_marks.marks(trees, {retrying.run_id: "blocked", stopped.run_id: "blocked"})
+    resending, quiet = found[retrying.run_id][-1], found[stopped.run_id][-1]
+    assert resending.word == "Retrying" and ": Agent's move · Retrying" in resending.words
+    assert quiet.word == "Agent stopped" and ": Your move · Agent stopped" in quiet.words
+    legend = [count.label for count in timeline_page.state_counts(found[stopped.run_id])]
+    assert legend == ["Agent stopped", "Answered"]
+    assert timeline_page.cluster_state("blocked", [quiet]) == "Agent stopped"
