@@ -347,6 +347,9 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     expect(page.locator("#fork-changes-unknown")).to_be_visible()
     expect(page.locator("#fork-no-change")).to_be_hidden()
     expect(page.locator("#fork-error .small")).to_contain_text("CONTEXT_CHANGE_INVALID")
+    # At the inputs' label, right over the JSON it is about, not above the whole form (friction65a 6).
+    error, label = page.locator("#fork-error").bounding_box(), page.locator("label[for=fork-context]").bounding_box()
+    assert page.locator("#fork-mode").bounding_box()["y"] < error["y"] < label["y"] <= error["y"] + error["height"] + 40
     expect(page.locator("#fork-context")).to_have_value('{"target": "production",}')
     expect(page.locator("#fork-context")).to_be_visible()  # the JSON to fix in sight, said once (no live line)
     expect(page.locator("#fork-json-error")).to_be_hidden()
