@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.readmodels import states, timings
+from runs.readmodels import actions, states, timings
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,13 @@ TERMS: tuple[Term, ...] = (
     # friction60a 12, 60b 7: words the pages use that had no line. Paused is a state too: its line is the
     # states' legend's (states.MEANINGS), as Left behind's and Replaced's are.
     Term("paused", states.label("paused"), states.meaning("paused", "yours")),
+    # friction65a 6: it named the form's inner fold ("Redo with new inputs") where the page's control is the section
+    # every step page shows, "Branch from here": the control's own name, from the one table of them.
     Term(
         "started-by-hand",
         "Started by hand",
-        "A branch someone started from a step's page (\u201cRedo with new inputs\u201d), not an agent;"
-        " it waits for an agent to be given its message.",
+        f"A branch someone started with new inputs, under \u201c{actions.section('branch')}\u201d on a step's page,"
+        " not an agent; it waits for an agent to be given its message.",
     ),
     Term(
         "replaced",

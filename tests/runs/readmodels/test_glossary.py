@@ -45,3 +45,7 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
     assert by_anchor["left-behind"].startswith(states.meaning("left_behind", "nobody").split(".")[0])
     # friction60a 12: Paused, started by hand, artifact and bundle had no line; Paused says the legend's words.
     assert by_anchor["paused"] == states.meaning("paused", "yours")
+    # friction65a 6: a branch started by hand is explained by the control people see on every step page, not by
+    # the name of a fold inside it.
+    assert "\u201cBranch from here\u201d" in by_anchor["started-by-hand"]
+    assert "Redo with" not in by_anchor["started-by-hand"]
