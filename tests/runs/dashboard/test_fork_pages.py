@@ -149,9 +149,13 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # One card says where the run went from here (friction62a 4); the redo is not a step after this one
     # (friction60a 2).
     assert '<h2 id="node-branch-title">Where it went</h2>' in parent_page
-    redos = between(parent_page, 'id="redos"', "</section>")
-    assert '<h2 id="redos-title">Redo on branch 2</h2>' in redos and f'href="/nodes/{child.public_id}/"' in redos
-    assert f'href="/nodes/{child.public_id}/"' not in between(parent_page, 'id="where-next"', "</ol>")
+    # The branch started by hand here is a row of the card's one list, in the same shape, after the next step
+    # (friction65a 13: its own "Redo on branch 2" card read as another kind of thing), saying how it was started.
+    where = between(parent_page, 'id="where-next"', "</ol>")
+    redo = between(where, 'id="redos"', "</li>")
+    assert f'href="/nodes/{child.public_id}/"' in redo and ">started by hand</span>" in redo
+    assert where.index('<li class="step">') < where.index('id="redos"')  # the step after this one comes first
+    assert 'id="redos-title"' not in parent_page
     assert 'with edited inputs">started by hand</span>' in parent_page  # its meaning, its tooltip
 
 
