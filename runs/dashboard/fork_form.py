@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from django.http import QueryDict
 
@@ -29,6 +29,12 @@ from runs.execution.operator_fork import ForkPlan, change_between, locked_keys_o
 
 CONFIRM = "confirm"  # the second submit's field: record the change the page previewed
 EDITORS = ("rows", "json")  # the switch "Edit as: Rows | JSON"; its choice comes back with the form (friction62a 11)
+
+# The form's fields a refusal can be about, named by the JSON pointer the use case gives it (details.pointer):
+# the page shows the mistake at that field's own label, not above the whole form (friction65a 6: "at /context"
+# read as a place the form did not have).
+ErrorField = Literal["inputs", "reason"]
+_FIELD_OF_POINTER: dict[str, ErrorField] = {"context": "inputs", "reason": "reason"}
 
 
 @dataclass(frozen=True)
@@ -61,13 +67,22 @@ def rows_of(context: dict[str, Any]) -> list[Row]:
 class ForkForm:
     context_text: str  # the editor's JSON (the context without its locked keys)
     reason: str
-    error: WorkRailError | None = None  # shown inline, above the fields
+    error: WorkRailError | None = None  # shown inline, at the field it is about (`error_at`)
     locked: list[tuple[str, str]] = field(default_factory=list)  # (key, its value as JSON): kept as they are
     loop_names: list[str] = field(default_factory=list)  # the workflow's loop variables, which the loops set
     preview: Preview | None = None
     rows: list[Row] | None = None  # the rows editor's, from the textarea's JSON; None: it is not a JSON object
     original: dict[str, Any] = field(default_factory=dict)  # the step's context, locked keys aside: "what changes"
     editor: str = "rows"  # the editor in sight (fork_form.js): the one chosen before a preview or a mistake
+
+    @property
+    def error_at(self) -> ErrorField | None:
+        """The field the mistake is about, from its pointer's first part ("/context/target": the inputs); None for
+        one about no field (a rate limit, a run that moved on), said beside the form's button."""
+        pointer = self.error.details.get("pointer") if self.error else None
+        if not isinstance(pointer, str):
+            return None
+        return _FIELD_OF_POINTER.get(pointer.split("/")[1] if pointer.startswith("/") else "")
 
     @property
     def inputs(self) -> tuple[tuple[str, str], ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.readmodels import timings
+from runs.readmodels import actions, timings
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,13 @@ TERMS: tuple[Term, ...] = (
         "One line of steps through a run. A run starts as one branch; redoing a step starts another beside it."
         " Not a git branch: the dashboard says \u201cgit branch\u201d for those.",
     ),
+    # friction65a 6: it named the form's inner fold ("Redo with new inputs") where the page's control is the section
+    # every step page shows, "Branch from here": the control's own name, from the one table of them.
     Term(
         "started-by-hand",
         "Started by hand",
-        "A branch someone started from a step's page (\u201cRedo with new inputs\u201d), not an agent;"
-        " it waits for an agent to be given its message.",
+        f"A branch someone started with new inputs, under \u201c{actions.section('branch')}\u201d on a step's page,"
+        " not an agent; it waits for an agent to be given its message.",
     ),
     Term(
         "redone", "Redone (\u21ba)", "A step answered again on a newer branch; the older answer is kept in the history."

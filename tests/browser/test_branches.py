@@ -104,9 +104,11 @@ def test_a_forked_review_on_each_branch(page, console_log, live_server, review):
     page.goto(f"{site}/nodes/{node_id_of(review.answers[1])}/")
     # Where branch 1 went from here, its next step and where it stands now, in one card (friction62a 4).
     expect(page.locator("#node-branch-title")).to_have_text("Where it went")
-    expect(page.locator("#where-next > li")).to_have_count(1)
-    # Branch 2's answer to this step, and where it went on, are in the redo card (friction61a 1).
-    expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
+    # Branch 1's next step, then branch 2's redo of this step, with its answer, in the same list (friction61a 1,
+    # 65a 13).
+    expect(page.locator("#where-next > li")).to_have_count(2)
+    expect(page.locator("#where-next > li#redos .via")).to_have_text("redid this step")
+    expect(page.locator("#redos-title")).to_have_count(0)
     expect(page.locator("#branches-title")).to_have_count(0)
     # Only branch 1 went on from this step's card (friction60a 2: branch 2, from its own redo, was listed as
     # having gone on from here); where each stands now is one list (friction63a 5: two lists of branches), not

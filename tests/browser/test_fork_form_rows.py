@@ -162,12 +162,28 @@ def test_a_row_edits_the_context_the_json_and_the_change_list_follow_and_the_pre
     page.locator("#fork-reason").fill("Straight to production.")
     page.get_by_role("button", name="Preview the change").click()
     expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "production"'])
+    # The preview where its button was, under the inputs and "Why" it previews, the button that records in it and
+    # the form's own now a quiet "Preview again" (friction65a 8, 65b 4): one primary button, no way back up.
+    box = page.locator("#fork-preview").bounding_box()
+    assert box["y"] >= page.locator("#fork-reason").bounding_box()["y"] + 10
+    start = page.get_by_role("button", name="Start the branch with this change")
+    again = page.locator("#fork-preview-button")
+    expect(again).to_have_text("Preview again")
+    assert "primary" in start.get_attribute("class") and "primary" not in (again.get_attribute("class") or "")
+    expect(page.get_by_role("button", name="Preview the change")).to_have_count(0)
+    assert start.bounding_box()["y"] <= again.bounding_box()["y"]  # the button that records first
+    # One fold deep: the form as wide as the section's other lines, no rule of its own narrowing its fields on a
+    # phone (friction65b 30: nested left rules left the Key inputs about 100 px wide).
+    form, lead = page.locator("#fork-details").bounding_box(), page.locator("#branch-inputs").bounding_box()
+    assert abs(form["x"] - lead["x"]) <= 1 and abs(form["width"] - lead["width"]) <= 1, (form, lead)
+    keep_screenshot(page, "fork-rows-preview")
+    assert_fits(page)
     # The page after the preview shows the rows of what was typed.
     expect(page.get_by_label("Value of target")).to_have_value("production")
     # The editor chosen comes back after a preview (friction62a 11: typed as JSON, shown as rows after it).
     json_mode.click()
     page.locator("#fork-context").fill('{"service": "billing", "target": "canary"}')
-    page.get_by_role("button", name="Preview the change").click()
+    page.get_by_role("button", name="Preview again").click()
     expect(page.locator("#fork-preview li")).to_have_text(['target: "staging" → "canary"'])
     expect(page.locator("#fork-context")).to_be_visible()
     expect(page.locator("#fork-rows")).to_be_hidden()

@@ -791,10 +791,14 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     # Review api" named a card only branch 1 passes): branch 1's Review api, then branch 2's own redone one, which
     # opens the redo card of that step's page.
     expect(where.locator("#where-next > li h3")).to_have_text(
-        [re.compile(r"^Branch 1 · Review api · step 4"), re.compile(r"^Branch 2 · Review api \(redone\) · step 4")]
+        [
+            re.compile(r"^Branch 1 · Review api · step 4"),
+            re.compile(r"^Branch 2 · Review api \(redone\) · step 4"),
+            re.compile(r"^Branch 3 · Review api · step 4"),
+        ]
     )
     redone = where.locator("#where-next > li.next-redone h3 a")
-    shared = where.locator("#where-next > li:not(.next-redone) h3 a")
+    shared = where.locator("#where-next > li:first-child h3 a")
     expect(redone).to_have_attribute("href", re.compile(r"^/nodes/\d+/#redos$"))
     assert redone.get_attribute("href") == f"{shared.get_attribute('href')}#redos"
     # Only the branches that pass through this step's card went on from it: branch 3 came from its own redo
@@ -820,11 +824,20 @@ def test_a_fork_points_step_page_names_its_branches_as_the_graph_does(sized_page
     expect(answers).not_to_contain_text("A second look after a rewind.")
     expect(sized_page.locator("#branches-title")).to_have_count(0)  # no second card of next steps
     expect(where.locator(".answer-preview")).to_have_count(0)  # the answer is its own card, not quoted again
-    expect(sized_page.locator("#redos-title")).to_have_text("Redo on branch 3")
-    redo = sized_page.locator("#redos li.redo-answered")
-    expect(redo.locator("h3")).to_have_text("Its answer")
+    # Branch 3, which redid this step, is a row of the same list in the same shape, saying so, with its answer
+    # (friction65a 13: a card of its own further down read as another kind of thing).
+    expect(sized_page.locator("#redos-title")).to_have_count(0)
+    redo = where.locator("#where-next > li.redo-answered")
+    expect(redo).to_have_attribute("id", "redos")
+    expect(redo.locator("h3")).to_have_text(re.compile(r"^Branch 3 · Review api · step 4"))
+    expect(redo.locator(".via")).to_have_text("redid this step")
+    expect(redo.locator(".redo-answer-title")).to_have_text("This step's answer on branch 3:")
     expect(redo).to_contain_text("A second look after a rewind.")
-    expect(redo.locator(".redo-then a").first).to_have_text(re.compile(r"^Review api"))
+    rows = where.locator("#where-next > li")
+    expect(rows).to_have_count(3)
+    # One shape: each row's heading, its how and when on one line with it (on a desktop), the same size.
+    sizes = rows.locator("h3").evaluate_all("hs => hs.map(h => getComputedStyle(h).fontSize)")
+    assert len(set(sizes)) == 1, sizes
     # The head says no "several branches (listed below)": the card right under it says where (friction62a 4).
     expect(sized_page.locator("#now-at")).to_have_count(0)
     head, box = sized_page.locator(".page-head").bounding_box(), where.bounding_box()

@@ -330,9 +330,13 @@ def test_a_developer_forks_a_node_and_the_agent_goes_on_from_the_handed_over_cal
         # graph's page uses for every redo (friction60a 2: it was listed under "Next steps").
         # Where it went, one card: its one next step (friction62a 4).
         expect(page.locator("#node-branch-title")).to_have_text("Where it went")
-        expect(page.locator("#where-next > li")).to_have_count(1)
-        expect(page.locator("#redos-title")).to_have_text("Redo on branch 2")
-        expect(page.locator(f'#redos a[href="/nodes/{new_node}/"]')).to_have_text("Prepare · step 1 of 5")
+        # Its next step, then the branch started by hand here, a row of the same list (friction65a 13).
+        expect(page.locator("#where-next > li")).to_have_count(2)
+        expect(page.locator("#redos-title")).to_have_count(0)
+        expect(page.locator(f'#where-next > li#redos a[href="/nodes/{new_node}/"]')).to_have_text(
+            "Branch 2 · Prepare · step 1 of 5"
+        )
+        expect(page.locator("#where-next > li#redos .via")).to_have_text("started by hand")
         # Drawn beside this step, not under it, branch 2 does not pass through this step's card: the page says so
         # as the graph draws it (r61: "On branches 1 and 2" beside a graph of branch 2 growing from the start).
         # Where each branch stands now, in one list (friction63a 5: "Other branches of this run" was a second one),
@@ -373,6 +377,9 @@ def test_a_mistake_in_the_form_shows_inline_in_the_browser(page, console_log, li
     expect(page.locator("#fork-changes-unknown")).to_be_visible()
     expect(page.locator("#fork-no-change")).to_be_hidden()
     expect(page.locator("#fork-error .small")).to_contain_text("CONTEXT_CHANGE_INVALID")
+    # At the inputs' label, right over the JSON it is about, not above the whole form (friction65a 6).
+    error, label = page.locator("#fork-error").bounding_box(), page.locator("label[for=fork-context]").bounding_box()
+    assert page.locator("#fork-mode").bounding_box()["y"] < error["y"] < label["y"] <= error["y"] + error["height"] + 40
     expect(page.locator("#fork-context")).to_have_value('{"target": "production",}')
     expect(page.locator("#fork-context")).to_be_visible()  # the JSON to fix in sight, said once (no live line)
     expect(page.locator("#fork-json-error")).to_be_hidden()

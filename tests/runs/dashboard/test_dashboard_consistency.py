@@ -96,13 +96,14 @@ def test_the_fork_points_answers_are_told_apart_by_branch_and_first_words(client
     html = html_of(client, f"/nodes/{fork_point}/")
     nodes = html.split('class="steps next-nodes"', 1)[1].split("</ol>", 1)[0]
     items = nodes.split('<li class="step">')[1:]
-    # Branch 2 answered this step again: the graph draws that as its own card, so its answer is in the redo
-    # card, said whole with where it went on, and the one next step is branch 1's (friction61a 1).
+    # Branch 2 answered this step again: the graph draws that as its own card, so the one next step is branch 1's
+    # (friction61a 1), and branch 2's redo is the list's next row, its answer said whole there (friction65a 13).
     assert len(items) == 1
-    said = " ".join(unescape(re.sub(r"<[^>]+>", " ", items[0])).split())
+    said = " ".join(unescape(re.sub(r"<[^>]+>", " ", items[0].split("</li>")[0])).split())
     assert "Did list-changed-files." not in said and "This step's answer" not in said
-    redo = " ".join(unescape(re.sub(r"<[^>]+>", " ", html.split('id="redos"', 1)[1].split("</section>", 1)[0])).split())
-    assert redo.startswith("> Redo on branch 2 Its answer") and "After the rewind: a second look" in redo
+    redo = " ".join(unescape(re.sub(r"<[^>]+>", " ", nodes.split('id="redos"', 1)[1])).split())
+    assert redo.startswith("> Branch 2 · ") and "redid this step" in redo
+    assert "This step's answer on branch 2: After the rewind: a second look" in redo
     recorded = html.split('id="recorded-title"', 1)[1].split("</section>", 1)[0]
     assert "Did list-changed-files." in recorded and "After the rewind" not in recorded
 

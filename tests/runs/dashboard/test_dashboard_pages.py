@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import re
 from pathlib import Path
@@ -332,15 +333,19 @@ def test_the_node_page_shows_what_was_recorded_the_recap_branches_and_tokens(cli
     assert redone is not None and redone.group(1) == shared.group(1), node
     assert re.sub(r"<[^>]+>", "", redone.group(2)) == "Branch 2 · Review api (redone) · step 4 of 8 (area 1 of 2)"
     assert "Branches 1-2 · " not in between(node, 'id="where-next"', "</ol>")
-    assert between(node, 'id="redos-title"', "</h2>").endswith(">Redo on branch 3")
-    redo = between(node, 'id="redos"', "</section>")
-    assert "Its answer" in redo and "A second look after a rewind." in redo and "Then <a href=" in redo
+    # Branch 3 redid this step: a row of the same list, in the same shape, saying so, with its answer (friction65a
+    # 13: a card of its own further down, "Redo on branch 3", read as another kind of thing).
+    assert 'id="redos-title"' not in node
+    redo = between(node, '<li class="step redo-answered" id="redos">', "</li>")
+    assert node.index('id="where-next"') < node.index('id="redos"') < node.index("</ol>", node.index('id="where-next"'))
+    said = " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", redo)).split())
+    assert said.startswith("Branch 3 · Review api · step 4 of 8 (area 1 of 2) redid this step took")
+    assert "This step's answer on branch 3:" in said and "A second look after a rewind." in said
     recorded = between(node, 'id="recorded-title"', "</section>")
     assert "A second look after a rewind." not in recorded and "Answer on branch" not in recorded
-    assert "Branch 3" not in between(node, 'class="steps next-nodes"', "</ol>")
     # the node's own stateToken, in the message and alone; each next node's is on its own page
     assert node.count("st1_") == 2
-    next_nodes = between(node, 'class="steps next-nodes"', "</ol>")
+    next_nodes = between(node, 'class="steps next-nodes"', 'id="redos"')  # the steps after this one, redos aside
     # The notes are under "Answer": one answer left here, not quoted again under its next step.
     assert "Step 2 of the review." not in next_nodes and "answer-preview" not in next_nodes
     assert "&lt;svg onload" not in next_nodes

@@ -73,10 +73,13 @@ def test_the_node_page_offers_the_form_prefilled_with_the_context(client, root):
     assert json.loads(editor) == {"service": "billing", "target": "staging"}  # ticketId is shown beside, locked
     # Kept keys and loop variables are internal: folded shut under their own summary (friction13 item 13), not a
     # second "For developers" drawer (one per page).
-    kept = between(page, '<details class="field fork-kept fold-quiet" id="fork-kept">', "</details>")
+    kept = between(page, '<details class="fork-kept fold-quiet" id="fork-kept">', "</details>")
     assert "<summary" in kept and '<dl class="fork-locked"' in kept
-    # An explanation's quiet fold, after the form's button, not before the editor (friction28a 11).
-    assert page.index('id="fork-preview-button"') < page.index('id="fork-kept"')
+    # An explanation's quiet fold, after the form's button, not before the editor (friction28a 11); beside "How
+    # branching works", not a fold inside the form's own fold (friction65a 8, 65b 4: three folds deep).
+    assert page.index('id="fork-preview-button"') < page.index('id="fork-kept"') < page.index('id="branch-how"')
+    redo_way = between(page, 'id="fork-details"', "</details>")
+    assert "<details" not in redo_way and 'id="fork-reason"' in redo_way  # the whole form, no fold inside it
     locked = between(page, '<dl class="fork-locked"', "</dl>")
     assert '<dt class="mono">ticketId</dt><dd class="mono">&quot;REL-7&quot;</dd>' in locked
     assert "Redo with new inputs</summary>" in page and "fork…" not in page
@@ -146,9 +149,13 @@ def test_forking_hands_over_the_call_and_the_run_page_shows_the_reason(client, r
     # One card says where the run went from here (friction62a 4); the redo is not a step after this one
     # (friction60a 2).
     assert '<h2 id="node-branch-title">Where it went</h2>' in parent_page
-    redos = between(parent_page, 'id="redos"', "</section>")
-    assert '<h2 id="redos-title">Redo on branch 2</h2>' in redos and f'href="/nodes/{child.public_id}/"' in redos
-    assert f'href="/nodes/{child.public_id}/"' not in between(parent_page, 'id="where-next"', "</ol>")
+    # The branch started by hand here is a row of the card's one list, in the same shape, after the next step
+    # (friction65a 13: its own "Redo on branch 2" card read as another kind of thing), saying how it was started.
+    where = between(parent_page, 'id="where-next"', "</ol>")
+    redo = between(where, 'id="redos"', "</li>")
+    assert f'href="/nodes/{child.public_id}/"' in redo and ">started by hand</span>" in redo
+    assert where.index('<li class="step">') < where.index('id="redos"')  # the step after this one comes first
+    assert 'id="redos-title"' not in parent_page
     assert 'with edited inputs">started by hand</span>' in parent_page  # its meaning, its tooltip
 
 
@@ -168,6 +175,14 @@ def test_mistakes_show_inline_on_the_node_page_with_what_was_typed(client, root,
     assert 'id="fork-error"' in page and code in page
     error = between(page, 'id="fork-error"', "</div>")
     assert error.index("<strong>") < error.index(code)  # the message first, the code in small print
+    # At the label of the field it is about, not above the whole form (friction65a 6): the inputs' editors right
+    # under it, or "Why" right above it.
+    if form["reason"].strip():
+        assert page.index('id="fork-mode"') < page.index('id="fork-error"') < page.index('id="fork-editors"')
+        assert 'aria-describedby="fork-error fork-context-help" aria-invalid="true"' in page
+    else:
+        assert page.index('id="fork-reason"') < page.index('id="fork-error"') < page.index('id="fork-preview-button"')
+        assert 'aria-invalid="true" aria-describedby="fork-error"' in page
     assert '<details class="redo-way fold-action" id="fork-details" open>' in page
     assert 'id="recap-title"' in page  # the node page, not the error page
     assert html.escape(form["context"]) in page
@@ -222,7 +237,18 @@ def test_the_first_submit_shows_the_change_key_by_key_and_records_nothing(client
     assert '<li>target: "staging" → "production"</li>' in preview
     assert '<li>service: removed (was "billing")</li>' in preview
     assert "ticketId" not in preview  # kept as it is: not in the editor, not a change
-    assert 'name="confirm" value="1"' in preview
+    # At the form's end, where its button was, after the inputs and "Why" it previews (friction65a 8): the button
+    # that records, then the form's own, now "Preview again" and quiet; no second "Preview the change".
+    assert page.index('id="fork-context"') < page.index('id="fork-reason"') < page.index('id="fork-preview"')
+    assert re.search(
+        r'<button type="submit" class="primary" form="fork-confirm">Start the branch with this change</button>\s*'
+        r"(?:\{#.*?#\}\s*)?<button type=\"submit\" id=\"fork-preview-button\">Preview again</button>",
+        preview,
+        re.S,
+    )
+    assert "Preview the change</button>" not in page
+    confirm = between(page, 'id="fork-confirm"', "</form>")
+    assert 'name="confirm" value="1"' in confirm
     sent = re.search(r'<input type="hidden" name="context" value="([^"]*)"', response.content.decode()).group(1)
     assert json.loads(html.unescape(sent)) == {"target": "production"}
     done = client.post(f"/nodes/{root}/fork", {"context": typed, "reason": "Production only.", "confirm": "1"})

@@ -42,3 +42,8 @@ def test_each_word_a_newcomer_meets_has_one_line_and_one_anchor():
     assert not said & {meaning.word for meaning in states.MEANINGS} and "Refused" not in said
     # Friction r64: a replaced branch's one line says it becomes left behind once quiet, as the graph's key does.
     assert "min, it reads Left behind)" in states.meaning("superseded", "yours")
+    by_anchor = {term.anchor: term.means for term in glossary.TERMS}
+    # friction65a 6: a branch started by hand is explained by the control people see on every step page, not by
+    # the name of a fold inside it.
+    assert "\u201cBranch from here\u201d" in by_anchor["started-by-hand"]
+    assert "Redo with" not in by_anchor["started-by-hand"]
